@@ -1,0 +1,1 @@
+//! The virtual EtherCAT network (being written).

@@ -1,0 +1,1 @@
+//! The MainDevice (being written).
