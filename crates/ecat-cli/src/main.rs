@@ -1,1 +1,97 @@
-fn main() {}
+//! `ecat`: the command-line front door of the ecat EtherCAT MainDevice.
+//!
+//! Thin by design: parse arguments (clap), call the `ecat` / `ecat-sim` libraries, format
+//! output. Where IgH's `ethercat` tool has the same command, options and output follow it
+//! (`-p POSITION`, `-a ALIAS`, `-t TYPE`, `-v`). Every error is printed as one sentence
+//! (`ecat: ...`) with exit status 1; nothing panics on bad input.
+
+mod cmd;
+mod output;
+mod select;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// The interface used when none is given (and the reason, printed once).
+const DEFAULT_INTERFACE: &str = "sim:io";
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "ecat",
+    version,
+    about = "EtherCAT MainDevice (master) in Linux user space, with a built-in simulated network",
+    long_about = "EtherCAT MainDevice (master) in Linux user space.\n\n\
+        Interfaces (-i, or the ECAT_INTERFACE environment variable): a network interface \
+        such as eth0 (raw socket, needs root or cap_net_raw), raw:eth0, or a simulated \
+        network: sim:io (built-in preset) or sim:path/to/network.toml. Without one, the \
+        built-in simulated network sim:io is used."
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Options shared by every command that talks to a bus.
+#[derive(clap::Args, Debug, Clone)]
+pub struct BusArgs {
+    /// Link to use: eth0, raw:eth0, sim:io, sim:network.toml
+    #[arg(short = 'i', long = "interface", env = "ECAT_INTERFACE", value_name = "LINK")]
+    pub interface: Option<String>,
+}
+
+impl BusArgs {
+    /// The link to open; says so on stderr when falling back to the simulated network.
+    pub fn link(&self) -> String {
+        match &self.interface {
+            Some(i) => i.clone(),
+            None => {
+                eprintln!(
+                    "ecat: no interface given (-i or ECAT_INTERFACE); using the built-in simulated network {DEFAULT_INTERFACE}"
+                );
+                DEFAULT_INTERFACE.to_string()
+            }
+        }
+    }
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// List the SubDevices on the bus (IgH: `ethercat slaves`).
+    Slaves(cmd::slaves::Args),
+    /// Read the SII EEPROM (IgH: `ethercat sii_read`).
+    Sii {
+        #[command(subcommand)]
+        command: cmd::sii::Command,
+    },
+    /// Read or write ESC registers (IgH: `ethercat reg_read` / `reg_write`).
+    Reg {
+        #[command(subcommand)]
+        command: cmd::reg::Command,
+    },
+    /// Request an EtherCAT state (IgH: `ethercat states`).
+    States(cmd::states::Args),
+    /// Run a simulated EtherCAT network on a network interface until Ctrl-C.
+    Sim(cmd::sim::Args),
+    /// The main job: scan, bring the bus up and report (on the built-in simulated network
+    /// when no interface is given).
+    Run(cmd::run::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Slaves(a) => cmd::slaves::run(a),
+        Command::Sii { command } => cmd::sii::run(command),
+        Command::Reg { command } => cmd::reg::run(command),
+        Command::States(a) => cmd::states::run(a),
+        Command::Sim(a) => cmd::sim::run(a),
+        Command::Run(a) => cmd::run::run(a),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("ecat: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

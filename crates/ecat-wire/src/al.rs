@@ -139,7 +139,7 @@ impl AlControl {
 }
 
 /// An AL status code (register 0x0134).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct AlStatusCode(pub u16);
 
 impl AlStatusCode {

@@ -1,1 +1,30 @@
-//! The MainDevice (being written).
+//! # ecat: an EtherCAT MainDevice in Linux user space
+//!
+//! ETG's terms are used throughout: the **MainDevice** (master) drives a ring of
+//! **SubDevices** (slaves).
+//!
+//! Layers, bottom up:
+//! - [`link`]: how frames leave and enter (AF_PACKET raw socket, in-process simulator);
+//! - [`frame`]: the sans-IO frame engine (datagram queue, index matching, timeouts);
+//! - [`bus`]: the blocking driver used during configuration (link + engine + clock);
+//! - [`eeprom`]: reading and writing the SII EEPROM through the ESC registers;
+//! - [`scan`]: counting, resetting, addressing and identifying the SubDevices;
+//! - [`subdevice`]: what the MainDevice knows about each SubDevice;
+//! - [`esm`]: EtherCAT state machine requests with decoded refusals;
+//! - [`maindevice`]: the façade the CLI and applications use.
+
+#![warn(missing_docs)]
+
+pub mod bus;
+pub mod eeprom;
+pub mod error;
+pub mod esm;
+pub mod frame;
+pub mod link;
+pub mod maindevice;
+pub mod scan;
+pub mod subdevice;
+
+pub use error::{Error, Result};
+pub use maindevice::MainDevice;
+pub use subdevice::SubDevice;

@@ -1,0 +1,173 @@
+//! EtherCAT state machine requests.
+//!
+//! A request writes AL control of every chosen SubDevice in one batch (with the error
+//! acknowledge bit where the SubDevice shows an error), then polls AL status + AL status code
+//! (6 bytes from 0x0130 in one FPRD) of all of them in one batch per round until each has
+//! reached the state, refused it, or timed out. A refusal is acknowledged (so the SubDevice is
+//! not left with its error flag set) and reported with the decoded AL status code.
+//!
+//! Leaving INIT for PREOP or BOOT needs the mailbox SyncManagers; they are written here from
+//! the SII (standard or bootstrap areas) just before the request, as a SubDevice checks them on
+//! that transition.
+
+use crate::bus::{check_wkc, Bus, Pdu};
+use crate::error::{Error, Result};
+use crate::subdevice::{MailboxArea, SubDevice};
+use ecat_wire::al::{AlControl, AlState, AlStatus, AlStatusCode};
+use ecat_wire::register::{sm, SmRepr, AL_CONTROL, AL_STATUS};
+use ecat_wire::Command;
+use std::time::{Duration, Instant};
+
+/// Default time a SubDevice gets for one transition.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Read AL status and AL status code of the given SubDevices (one batch).
+pub fn read_status(bus: &mut Bus, subs: &mut [&mut SubDevice]) -> Result<()> {
+    let mut batch: Vec<Pdu> = subs
+        .iter()
+        .map(|s| Pdu::physical(Command::Fprd, s.station, AL_STATUS, vec![0; 6]))
+        .collect();
+    bus.exchange(&mut batch)?;
+    for (p, s) in batch.iter().zip(subs.iter_mut()) {
+        check_wkc(p, p.wkc, 1)?;
+        s.al_status = AlStatus(u16::from_le_bytes([p.data[0], p.data[1]]));
+        s.al_status_code = AlStatusCode(u16::from_le_bytes([p.data[4], p.data[5]]));
+    }
+    Ok(())
+}
+
+/// The mailbox SyncManager pair (SM0 out, SM1 in) for `rx`/`tx` areas, as 16 bytes.
+fn mailbox_sms(sub: &SubDevice, rx: MailboxArea, tx: MailboxArea) -> [u8; 16] {
+    let ctrl = |n: usize, default: u8| {
+        sub.sync_managers
+            .get(n)
+            .map(|s| s.control)
+            .filter(|&c| c != 0)
+            .unwrap_or(default)
+    };
+    let mut b = [0u8; 16];
+    let sm0 = SmRepr {
+        start: rx.offset,
+        length: rx.size,
+        control: ctrl(0, 0x26),
+        activate: 1,
+        ..Default::default()
+    };
+    let sm1 = SmRepr {
+        start: tx.offset,
+        length: if tx.size == 0 { rx.size } else { tx.size },
+        control: ctrl(1, 0x22),
+        activate: 1,
+        ..Default::default()
+    };
+    // Both emits fit: the buffer is exactly two SM blocks.
+    let _ = sm0.emit(&mut b[0..8]);
+    let _ = sm1.emit(&mut b[8..16]);
+    b
+}
+
+/// Write the mailbox SMs needed to enter `target` from INIT.
+fn prepare(bus: &mut Bus, subs: &[&mut SubDevice], target: AlState) -> Result<()> {
+    let mut batch = Vec::new();
+    for s in subs.iter() {
+        let from_init = s.al_status.state() == Some(AlState::Init);
+        if !from_init || !s.mailbox.present() {
+            continue;
+        }
+        let sms = match target {
+            AlState::Boot if s.mailbox.boot_rx.size > 0 => {
+                mailbox_sms(s, s.mailbox.boot_rx, s.mailbox.boot_tx)
+            }
+            AlState::Init => continue,
+            _ => mailbox_sms(s, s.mailbox.rx, s.mailbox.tx),
+        };
+        batch.push(Pdu::physical(Command::Fpwr, s.station, sm(0), sms.to_vec()));
+    }
+    bus.exchange(&mut batch)?;
+    for p in &batch {
+        check_wkc(p, p.wkc, 1)?;
+    }
+    Ok(())
+}
+
+/// Request `target` from every SubDevice in `subs` and wait until all are there.
+///
+/// Returns the first refusal or timeout as an error naming the SubDevice (after trying all of
+/// them); the AL status of every SubDevice is updated either way.
+pub fn request_state(
+    bus: &mut Bus,
+    subs: &mut [&mut SubDevice],
+    target: AlState,
+    timeout: Duration,
+) -> Result<()> {
+    if subs.is_empty() {
+        return Ok(());
+    }
+    read_status(bus, subs)?;
+    prepare(bus, subs, target)?;
+    let mut batch: Vec<Pdu> = subs
+        .iter()
+        .map(|s| {
+            let ack = s.al_status.error();
+            let ctl = AlControl::request(target, ack);
+            Pdu::physical(Command::Fpwr, s.station, AL_CONTROL, ctl.0.to_le_bytes().to_vec())
+        })
+        .collect();
+    bus.exchange(&mut batch)?;
+    for p in &batch {
+        check_wkc(p, p.wkc, 1)?;
+    }
+    let start = Instant::now();
+    let mut first_error: Option<Error> = None;
+    let mut waiting: Vec<usize> = (0..subs.len()).collect();
+    while !waiting.is_empty() {
+        {
+            let mut refs: Vec<&mut SubDevice> = subs
+                .iter_mut()
+                .enumerate()
+                .filter(|(i, _)| waiting.contains(i))
+                .map(|(_, s)| &mut **s)
+                .collect();
+            read_status(bus, &mut refs)?;
+        }
+        let mut still = Vec::new();
+        for &i in &waiting {
+            let s = &mut *subs[i];
+            let st = s.al_status;
+            if st.state() == Some(target) && !st.error() {
+                continue;
+            }
+            if st.error() {
+                // Acknowledge so the SubDevice accepts the next request, then report.
+                let cur = st.state().unwrap_or(AlState::Init);
+                let ack = AlControl::request(cur, true).0.to_le_bytes();
+                bus.write(Command::Fpwr, s.station, AL_CONTROL, &ack)?;
+                first_error.get_or_insert(Error::StateRefused {
+                    who: s.who(),
+                    requested: target,
+                    status: st,
+                    code: s.al_status_code,
+                });
+                continue;
+            }
+            if start.elapsed() > timeout {
+                first_error.get_or_insert(Error::StateTimeout {
+                    who: s.who(),
+                    requested: target,
+                    status: st,
+                    timeout_ms: timeout.as_millis() as u64,
+                });
+                continue;
+            }
+            still.push(i);
+        }
+        waiting = still;
+        if !waiting.is_empty() {
+            std::thread::sleep(Duration::from_micros(500));
+        }
+    }
+    match first_error {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,244 @@
+//! AF_PACKET raw-socket link: works on any NIC the kernel drives, no kernel module of ours.
+//!
+//! The socket is bound to one interface and to EtherType 0x88A4, so the kernel hands us only
+//! EtherCAT frames. It is non-blocking; waiting for a deadline uses `ppoll` with a nanosecond
+//! timeout. PACKET_QDISC_BYPASS skips the queueing discipline on transmit, and our own
+//! transmitted copies (which AF_PACKET loops back as PACKET_OUTGOING) are dropped twice over:
+//! PACKET_IGNORE_OUTGOING where the kernel has it, and a check of the packet type on receive.
+
+use super::{iface, Link, LinkCounters};
+use crate::error::{Error, Result};
+use ecat_wire::ETHERTYPE_ETHERCAT;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::time::Instant;
+
+/// `PACKET_IGNORE_OUTGOING` (Linux ≥ 4.20); not in every libc version.
+const PACKET_IGNORE_OUTGOING: libc::c_int = 23;
+
+/// A raw AF_PACKET socket bound to one interface and EtherType 0x88A4.
+#[derive(Debug)]
+pub struct RawSocket {
+    fd: OwnedFd,
+    name: String,
+    ifname: String,
+    mac: [u8; 6],
+    counters: LinkCounters,
+}
+
+fn io_err(op: &'static str, iface: &str) -> Error {
+    Error::Io {
+        op,
+        iface: iface.to_string(),
+        source: io::Error::last_os_error(),
+    }
+}
+
+impl RawSocket {
+    /// Open a raw socket on `ifname`. Errors name the interface and say how to fix missing
+    /// permissions or a down interface.
+    pub fn open(ifname: &str) -> Result<RawSocket> {
+        let ifindex = iface::index(ifname)?;
+        let proto = (ETHERTYPE_ETHERCAT).to_be() as libc::c_int;
+        // SAFETY: plain syscall; the returned descriptor is checked before use.
+        let fd = unsafe {
+            libc::socket(
+                libc::AF_PACKET,
+                libc::SOCK_RAW | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC,
+                proto,
+            )
+        };
+        if fd < 0 {
+            let e = io::Error::last_os_error();
+            return Err(match e.raw_os_error() {
+                Some(libc::EPERM) | Some(libc::EACCES) => Error::RawSocketPermission {
+                    iface: ifname.to_string(),
+                    exe: std::env::current_exe()
+                        .map(|p| p.display().to_string())
+                        .unwrap_or_else(|_| "ecat".into()),
+                },
+                _ => Error::Io {
+                    op: "opening a raw socket",
+                    iface: ifname.to_string(),
+                    source: e,
+                },
+            });
+        }
+        // SAFETY: `fd` is a fresh descriptor we own.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        // SAFETY: sockaddr_ll is plain data; zeroed is a valid starting value.
+        let mut sll: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
+        sll.sll_family = libc::AF_PACKET as u16;
+        sll.sll_protocol = ETHERTYPE_ETHERCAT.to_be();
+        sll.sll_ifindex = ifindex;
+        // SAFETY: `sll` is a valid sockaddr_ll and the length matches it.
+        let rc = unsafe {
+            libc::bind(
+                fd.as_raw_fd(),
+                &sll as *const libc::sockaddr_ll as *const libc::sockaddr,
+                std::mem::size_of::<libc::sockaddr_ll>() as u32,
+            )
+        };
+        if rc < 0 {
+            return Err(io_err("binding the raw socket", ifname));
+        }
+        let one: libc::c_int = 1;
+        for opt in [libc::PACKET_QDISC_BYPASS, PACKET_IGNORE_OUTGOING] {
+            // SAFETY: `one` is a valid c_int for the option's size. Failure is harmless: both
+            // options are optimisations with a fallback.
+            unsafe {
+                libc::setsockopt(
+                    fd.as_raw_fd(),
+                    libc::SOL_PACKET,
+                    opt,
+                    &one as *const libc::c_int as *const libc::c_void,
+                    std::mem::size_of::<libc::c_int>() as u32,
+                );
+            }
+        }
+        if !is_up(ifname) {
+            return Err(Error::Invalid(format!(
+                "network interface '{ifname}' is down; bring it up with `ip link set {ifname} up`"
+            )));
+        }
+        Ok(RawSocket {
+            fd,
+            name: format!("raw:{ifname}"),
+            ifname: ifname.to_string(),
+            mac: iface::mac(ifname),
+            counters: LinkCounters::default(),
+        })
+    }
+
+    /// Wait until the socket is readable or `deadline` passes. Returns false on timeout.
+    fn wait_readable(&self, deadline: Instant) -> Result<bool> {
+        let now = Instant::now();
+        if deadline <= now {
+            return Ok(false);
+        }
+        let left = deadline - now;
+        let ts = libc::timespec {
+            tv_sec: left.as_secs() as libc::time_t,
+            tv_nsec: left.subsec_nanos() as libc::c_long,
+        };
+        let mut pfd = libc::pollfd {
+            fd: self.fd.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd, a valid timespec, no signal mask.
+        let rc = unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
+        if rc < 0 {
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                return Ok(true);
+            }
+            return Err(Error::Io {
+                op: "waiting for a frame",
+                iface: self.ifname.clone(),
+                source: e,
+            });
+        }
+        Ok(rc > 0)
+    }
+}
+
+/// True if the interface is administratively up (IFF_UP in /sys/class/net/IF/flags).
+fn is_up(ifname: &str) -> bool {
+    std::fs::read_to_string(format!("/sys/class/net/{ifname}/flags"))
+        .ok()
+        .and_then(|s| u32::from_str_radix(s.trim().trim_start_matches("0x"), 16).ok())
+        .map(|f| f & libc::IFF_UP as u32 != 0)
+        .unwrap_or(true)
+}
+
+impl Link for RawSocket {
+    fn send(&mut self, frame: &[u8]) -> Result<()> {
+        loop {
+            // SAFETY: `frame` is a valid readable buffer of the given length.
+            let rc = unsafe {
+                libc::send(
+                    self.fd.as_raw_fd(),
+                    frame.as_ptr() as *const libc::c_void,
+                    frame.len(),
+                    0,
+                )
+            };
+            if rc >= 0 {
+                self.counters.tx_frames += 1;
+                return Ok(());
+            }
+            let e = io::Error::last_os_error();
+            if e.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            self.counters.tx_errors += 1;
+            return Err(Error::Io {
+                op: "sending a frame",
+                iface: self.ifname.clone(),
+                source: e,
+            });
+        }
+    }
+
+    fn recv(&mut self, buf: &mut [u8], deadline: Option<Instant>) -> Result<Option<usize>> {
+        loop {
+            // SAFETY: sockaddr_ll is plain data.
+            let mut sll: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
+            let mut sll_len = std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
+            // SAFETY: `buf` is writable for its length; `sll` and its length are valid.
+            let rc = unsafe {
+                libc::recvfrom(
+                    self.fd.as_raw_fd(),
+                    buf.as_mut_ptr() as *mut libc::c_void,
+                    buf.len(),
+                    libc::MSG_DONTWAIT,
+                    &mut sll as *mut libc::sockaddr_ll as *mut libc::sockaddr,
+                    &mut sll_len,
+                )
+            };
+            if rc < 0 {
+                let e = io::Error::last_os_error();
+                match e.kind() {
+                    io::ErrorKind::Interrupted => continue,
+                    io::ErrorKind::WouldBlock => match deadline {
+                        Some(d) if self.wait_readable(d)? => continue,
+                        _ => return Ok(None),
+                    },
+                    _ => {
+                        return Err(Error::Io {
+                            op: "receiving a frame",
+                            iface: self.ifname.clone(),
+                            source: e,
+                        })
+                    }
+                }
+            }
+            let n = rc as usize;
+            let ours = sll.sll_pkttype == libc::PACKET_OUTGOING as u8;
+            let ecat = n >= 14 && buf[12..14] == ETHERTYPE_ETHERCAT.to_be_bytes();
+            if ours || !ecat {
+                self.counters.rx_ignored += 1;
+                continue;
+            }
+            self.counters.rx_frames += 1;
+            return Ok(Some(n));
+        }
+    }
+
+    fn mac(&self) -> [u8; 6] {
+        self.mac
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn counters(&self) -> LinkCounters {
+        self.counters
+    }
+
+    fn describe(&self) -> String {
+        format!("raw socket on {}", self.ifname)
+    }
+}

@@ -1,0 +1,104 @@
+//! The MainDevice façade: open a link, scan, change states, access registers and the SII.
+//! This is what the `ecat` command and applications call; it holds the [`Bus`] and the list
+//! of [`SubDevice`]s found by the last scan.
+
+use crate::bus::{check_wkc, Bus, Pdu};
+use crate::eeprom;
+use crate::error::{Error, Result};
+use crate::esm;
+use crate::link::{self, Link};
+use crate::scan;
+use crate::subdevice::SubDevice;
+use ecat_wire::al::AlState;
+use ecat_wire::Command;
+use std::time::Duration;
+
+/// An EtherCAT MainDevice on one link.
+#[derive(Debug)]
+pub struct MainDevice {
+    bus: Bus,
+    subdevices: Vec<SubDevice>,
+}
+
+impl MainDevice {
+    /// Open the link named by `spec` (`eth0`, `raw:eth0`, `sim:io`, `sim:net.toml`).
+    pub fn open(spec: &str) -> Result<MainDevice> {
+        Ok(Self::with_link(link::open(spec)?))
+    }
+
+    /// Use an already opened link.
+    pub fn with_link(link: Box<dyn Link>) -> MainDevice {
+        MainDevice {
+            bus: Bus::new(link),
+            subdevices: Vec::new(),
+        }
+    }
+
+    /// The bus (link + frame engine).
+    pub fn bus(&mut self) -> &mut Bus {
+        &mut self.bus
+    }
+
+    /// Scan the bus (see [`scan::scan`]); replaces the SubDevice list.
+    pub fn scan(&mut self) -> Result<&[SubDevice]> {
+        self.subdevices = scan::scan(&mut self.bus)?;
+        Ok(&self.subdevices)
+    }
+
+    /// SubDevices found by the last scan.
+    pub fn subdevices(&self) -> &[SubDevice] {
+        &self.subdevices
+    }
+
+    /// The SubDevice at `position`, or an error saying how many there are.
+    pub fn subdevice(&self, position: usize) -> Result<&SubDevice> {
+        self.subdevices.get(position).ok_or_else(|| {
+            Error::NotFound(format!(
+                "there is no SubDevice at position {position}; the bus has {} (positions 0..{})",
+                self.subdevices.len(),
+                self.subdevices.len().saturating_sub(1)
+            ))
+        })
+    }
+
+    /// Request `state` from the SubDevices at `positions` (all if empty) and wait.
+    pub fn request_state(&mut self, positions: &[usize], state: AlState, timeout: Duration) -> Result<()> {
+        for &p in positions {
+            self.subdevice(p)?;
+        }
+        let mut refs: Vec<&mut SubDevice> = self
+            .subdevices
+            .iter_mut()
+            .enumerate()
+            .filter(|(i, _)| positions.is_empty() || positions.contains(i))
+            .map(|(_, s)| s)
+            .collect();
+        esm::request_state(&mut self.bus, &mut refs, state, timeout)
+    }
+
+    /// Refresh AL status and code of every SubDevice.
+    pub fn refresh_states(&mut self) -> Result<()> {
+        let mut refs: Vec<&mut SubDevice> = self.subdevices.iter_mut().collect();
+        esm::read_status(&mut self.bus, &mut refs)
+    }
+
+    /// Read `len` bytes of ESC memory at `address` of the SubDevice at `position`.
+    pub fn read_memory(&mut self, position: usize, address: u16, len: usize) -> Result<Vec<u8>> {
+        let station = self.subdevice(position)?.station;
+        let (data, wkc) = self.bus.read(Command::Fprd, station, address, len)?;
+        check_wkc(&Pdu::physical(Command::Fprd, station, address, data.clone()), wkc, 1)?;
+        Ok(data)
+    }
+
+    /// Write `data` to ESC memory at `address` of the SubDevice at `position`.
+    pub fn write_memory(&mut self, position: usize, address: u16, data: &[u8]) -> Result<()> {
+        let station = self.subdevice(position)?.station;
+        self.bus.write_expect(Command::Fpwr, station, address, data, 1)
+    }
+
+    /// Write one SII word of the SubDevice at `position`.
+    pub fn write_sii_word(&mut self, position: usize, word: u16, value: u16) -> Result<()> {
+        let who = self.subdevice(position)?.who();
+        eeprom::write_word(&mut self.bus, &who, word, value)
+    }
+}
