@@ -285,7 +285,15 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Datagram<T> {
     /// Set or clear the circulating bit.
     pub fn set_circulating(&mut self, on: bool) {
         let w = le16(self.b(), 6);
-        put16(self.bm(), 6, if on { w | CIRCULATING } else { w & !CIRCULATING });
+        put16(
+            self.bm(),
+            6,
+            if on {
+                w | CIRCULATING
+            } else {
+                w & !CIRCULATING
+            },
+        );
     }
     /// Set or clear the "more follow" bit.
     pub fn set_more(&mut self, on: bool) {

@@ -297,7 +297,8 @@ mod tests {
         let mut buf = [0u8; 1514];
         let mut fb = FrameBuilder::new(&mut buf, [0; 6]).unwrap();
         for i in 0..3 {
-            fb.push_physical(Command::Fprd, i, 0x1001, 0x130, 2).unwrap();
+            fb.push_physical(Command::Fprd, i, 0x1001, 0x130, 2)
+                .unwrap();
         }
         let n = fb.finish();
         let f = parse_ethernet(&buf[..n]).unwrap();

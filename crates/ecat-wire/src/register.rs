@@ -503,7 +503,7 @@ mod tests {
     #[test]
     fn dl_status_ports() {
         // Port 0 and 1 open with communication, 2 and 3 closed.
-        let s = DlStatus(0x0000 | 0x0200 | 0x0800 | 0x1000 | 0x4000 | 0x30 | 0x03);
+        let s = DlStatus(0x0200 | 0x0800 | 0x1000 | 0x4000 | 0x30 | 0x03);
         assert!(s.port_open(0) && s.port_open(1));
         assert!(!s.port_open(2) && !s.port_open(3));
         assert!(s.link(0) && s.link(1) && !s.link(2));
