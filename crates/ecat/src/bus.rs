@@ -80,7 +80,9 @@ pub struct Bus {
 
 impl std::fmt::Debug for Bus {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Bus").field("link", &self.link.name()).finish()
+        f.debug_struct("Bus")
+            .field("link", &self.link.name())
+            .finish()
     }
 }
 
@@ -221,7 +223,13 @@ impl Bus {
     }
 
     /// Read `len` bytes with a physical read command; returns (data, WKC).
-    pub fn read(&mut self, command: Command, adp: u16, ado: u16, len: usize) -> Result<(Vec<u8>, u16)> {
+    pub fn read(
+        &mut self,
+        command: Command,
+        adp: u16,
+        ado: u16,
+        len: usize,
+    ) -> Result<(Vec<u8>, u16)> {
         self.transact(command, adp, ado, vec![0; len])
     }
 
@@ -250,7 +258,11 @@ impl Bus {
     /// FPRD a little-endian u16 register of the SubDevice at `station`; requires WKC 1.
     pub fn fprd_u16(&mut self, station: u16, reg: u16) -> Result<u16> {
         let (d, wkc) = self.read(Command::Fprd, station, reg, 2)?;
-        check_wkc(&Pdu::physical(Command::Fprd, station, reg, d.clone()), wkc, 1)?;
+        check_wkc(
+            &Pdu::physical(Command::Fprd, station, reg, d.clone()),
+            wkc,
+            1,
+        )?;
         Ok(u16::from_le_bytes([d[0], d[1]]))
     }
 

@@ -100,10 +100,7 @@ pub fn read_images(bus: &mut Bus, who: &[Who]) -> Vec<Result<Vec<u8>>> {
     readers
         .into_iter()
         .map(|r| match r.error {
-            Some(reason) => Err(Error::Sii {
-                who: r.who,
-                reason,
-            }),
+            Some(reason) => Err(Error::Sii { who: r.who, reason }),
             None => Ok(r.image),
         })
         .collect()
@@ -166,7 +163,14 @@ fn poll_until_idle(bus: &mut Bus, readers: &mut [Reader], act: &[usize]) -> Resu
     while !waiting.is_empty() {
         let mut polls: Vec<Pdu> = waiting
             .iter()
-            .map(|&i| Pdu::physical(Command::Fprd, readers[i].station(), EEPROM_CONTROL, vec![0; 14]))
+            .map(|&i| {
+                Pdu::physical(
+                    Command::Fprd,
+                    readers[i].station(),
+                    EEPROM_CONTROL,
+                    vec![0; 14],
+                )
+            })
             .collect();
         bus.exchange(&mut polls)?;
         let mut still = Vec::new();
@@ -218,7 +222,13 @@ pub fn write_word(bus: &mut Bus, who: &Who, word: u16, value: u16) -> Result<()>
         reason,
     };
     wait_idle(bus, who)?;
-    bus.write_expect(Command::Fpwr, st, EEPROM_CONTROL + 6, &value.to_le_bytes(), 1)?;
+    bus.write_expect(
+        Command::Fpwr,
+        st,
+        EEPROM_CONTROL + 6,
+        &value.to_le_bytes(),
+        1,
+    )?;
     let mut cmd = [0u8; 6];
     cmd[0..2].copy_from_slice(&(ee::CMD_WRITE | ee::WRITE_ENABLE).to_le_bytes());
     cmd[2..4].copy_from_slice(&word.to_le_bytes());
@@ -249,7 +259,10 @@ fn wait_idle(bus: &mut Bus, who: &Who) -> Result<u16> {
         if start.elapsed() > BUSY_TIMEOUT {
             return Err(Error::Sii {
                 who: who.clone(),
-                reason: format!("EEPROM stayed busy for more than {} ms", BUSY_TIMEOUT.as_millis()),
+                reason: format!(
+                    "EEPROM stayed busy for more than {} ms",
+                    BUSY_TIMEOUT.as_millis()
+                ),
             });
         }
     }

@@ -110,7 +110,12 @@ pub fn request_state(
         .map(|s| {
             let ack = s.al_status.error();
             let ctl = AlControl::request(target, ack);
-            Pdu::physical(Command::Fpwr, s.station, AL_CONTROL, ctl.0.to_le_bytes().to_vec())
+            Pdu::physical(
+                Command::Fpwr,
+                s.station,
+                AL_CONTROL,
+                ctl.0.to_le_bytes().to_vec(),
+            )
         })
         .collect();
     bus.exchange(&mut batch)?;

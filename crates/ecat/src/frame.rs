@@ -408,7 +408,9 @@ mod tests {
     fn submit_transmit_match() {
         let mut e = FrameEngine::new(MAC, EngineConfig::default());
         let a = e.submit(Command::Brd, 0x0130 << 16, &[0; 2]).unwrap();
-        let b = e.submit(Command::Fprd, 0x1001 | 0x0110 << 16, &[0; 2]).unwrap();
+        let b = e
+            .submit(Command::Fprd, 0x1001 | 0x0110 << 16, &[0; 2])
+            .unwrap();
         let mut buf = [0u8; 1514];
         let n = e.poll_transmit(100, &mut buf).unwrap();
         let mut frame = buf;
@@ -451,7 +453,9 @@ mod tests {
     fn late_answer_to_reused_index_is_not_taken() {
         let mut e = FrameEngine::new(MAC, EngineConfig::default());
         let mut buf = [0u8; 1514];
-        let h = e.submit(Command::Fprd, 0x1001 | 0x0130 << 16, &[0; 2]).unwrap();
+        let h = e
+            .submit(Command::Fprd, 0x1001 | 0x0130 << 16, &[0; 2])
+            .unwrap();
         let n = e.poll_transmit(0, &mut buf).unwrap();
         let mut late = buf;
         answer(&mut late[..n], 1);
@@ -461,7 +465,9 @@ mod tests {
             let x = e.submit(Command::Nop, 0, &[]).unwrap();
             e.release(x);
         }
-        let h2 = e.submit(Command::Fprd, 0x1001 | 0x0110 << 16, &[0; 2]).unwrap();
+        let h2 = e
+            .submit(Command::Fprd, 0x1001 | 0x0110 << 16, &[0; 2])
+            .unwrap();
         assert_eq!(h2.index(), h.index());
         e.poll_transmit(0, &mut buf).unwrap();
         assert_eq!(e.handle_frame(&late[..n], 10), 0);

@@ -23,6 +23,7 @@ pub mod frame;
 pub mod link;
 pub mod maindevice;
 pub mod scan;
+mod sii_decode;
 pub mod subdevice;
 
 pub use error::{Error, Result};

@@ -62,7 +62,12 @@ impl MainDevice {
     }
 
     /// Request `state` from the SubDevices at `positions` (all if empty) and wait.
-    pub fn request_state(&mut self, positions: &[usize], state: AlState, timeout: Duration) -> Result<()> {
+    pub fn request_state(
+        &mut self,
+        positions: &[usize],
+        state: AlState,
+        timeout: Duration,
+    ) -> Result<()> {
         for &p in positions {
             self.subdevice(p)?;
         }
@@ -86,14 +91,19 @@ impl MainDevice {
     pub fn read_memory(&mut self, position: usize, address: u16, len: usize) -> Result<Vec<u8>> {
         let station = self.subdevice(position)?.station;
         let (data, wkc) = self.bus.read(Command::Fprd, station, address, len)?;
-        check_wkc(&Pdu::physical(Command::Fprd, station, address, data.clone()), wkc, 1)?;
+        check_wkc(
+            &Pdu::physical(Command::Fprd, station, address, data.clone()),
+            wkc,
+            1,
+        )?;
         Ok(data)
     }
 
     /// Write `data` to ESC memory at `address` of the SubDevice at `position`.
     pub fn write_memory(&mut self, position: usize, address: u16, data: &[u8]) -> Result<()> {
         let station = self.subdevice(position)?.station;
-        self.bus.write_expect(Command::Fpwr, station, address, data, 1)
+        self.bus
+            .write_expect(Command::Fpwr, station, address, data, 1)
     }
 
     /// Write one SII word of the SubDevice at `position`.

@@ -31,7 +31,10 @@ pub fn count(bus: &mut Bus) -> Result<u16> {
 
 /// Broadcast writes that put every ESC into a known state.
 fn reset(bus: &mut Bus, n: u16) -> Result<()> {
-    let init = AlControl::request(AlState::Init, true).0.to_le_bytes().to_vec();
+    let init = AlControl::request(AlState::Init, true)
+        .0
+        .to_le_bytes()
+        .to_vec();
     let mut batch = vec![
         Pdu::physical(Command::Bwr, 0, reg::DL_CONTROL_ALIAS, vec![0]),
         Pdu::physical(Command::Bwr, 0, reg::AL_CONTROL, init),
@@ -43,7 +46,12 @@ fn reset(bus: &mut Bus, n: u16) -> Result<()> {
         Pdu::physical(Command::Bwr, 0, reg::DC_ACTIVATION, vec![0]),
         Pdu::physical(Command::Bwr, 0, reg::DC_SYSTEM_TIME_OFFSET, vec![0; 8]),
         Pdu::physical(Command::Bwr, 0, reg::DC_SYSTEM_TIME_DELAY, vec![0; 4]),
-        Pdu::physical(Command::Bwr, 0, reg::DC_SPEED_COUNTER_START, vec![0x00, 0x10]),
+        Pdu::physical(
+            Command::Bwr,
+            0,
+            reg::DC_SPEED_COUNTER_START,
+            vec![0x00, 0x10],
+        ),
         Pdu::physical(Command::Bwr, 0, reg::DC_TIME_FILTER_DEPTH, vec![0x00, 0x0C]),
     ];
     bus.exchange(&mut batch)?;
@@ -102,9 +110,24 @@ pub fn scan(bus: &mut Bus) -> Result<Vec<SubDevice>> {
 pub fn read_esc_info(bus: &mut Bus, subs: &mut [SubDevice]) -> Result<()> {
     let mut batch = Vec::with_capacity(subs.len() * 3);
     for s in subs.iter() {
-        batch.push(Pdu::physical(Command::Fprd, s.station, reg::TYPE, vec![0; 10]));
-        batch.push(Pdu::physical(Command::Fprd, s.station, reg::STATION_ALIAS, vec![0; 2]));
-        batch.push(Pdu::physical(Command::Fprd, s.station, reg::DL_STATUS, vec![0; 2]));
+        batch.push(Pdu::physical(
+            Command::Fprd,
+            s.station,
+            reg::TYPE,
+            vec![0; 10],
+        ));
+        batch.push(Pdu::physical(
+            Command::Fprd,
+            s.station,
+            reg::STATION_ALIAS,
+            vec![0; 2],
+        ));
+        batch.push(Pdu::physical(
+            Command::Fprd,
+            s.station,
+            reg::DL_STATUS,
+            vec![0; 2],
+        ));
     }
     bus.exchange(&mut batch)?;
     for (s, p) in subs.iter_mut().zip(batch.chunks(3)) {

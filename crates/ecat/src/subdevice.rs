@@ -190,6 +190,8 @@ pub struct SubDevice {
     pub al_status_code: AlStatusCode,
     /// The raw SII image (up to the END category).
     pub sii: Vec<u8>,
+    /// Problems found in the SII that left it usable (e.g. a checksum mismatch).
+    pub sii_warnings: Vec<String>,
 }
 
 impl SubDevice {

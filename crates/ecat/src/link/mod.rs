@@ -111,12 +111,18 @@ mod tests {
 
     #[test]
     fn specs() {
-        assert_eq!(LinkSpec::parse("eth0").unwrap(), LinkSpec::Raw("eth0".into()));
+        assert_eq!(
+            LinkSpec::parse("eth0").unwrap(),
+            LinkSpec::Raw("eth0".into())
+        );
         assert_eq!(
             LinkSpec::parse("raw:veth1").unwrap(),
             LinkSpec::Raw("veth1".into())
         );
-        assert_eq!(LinkSpec::parse("sim:io").unwrap(), LinkSpec::Sim("io".into()));
+        assert_eq!(
+            LinkSpec::parse("sim:io").unwrap(),
+            LinkSpec::Sim("io".into())
+        );
         assert_eq!(
             LinkSpec::parse("sim:a/b.toml").unwrap(),
             LinkSpec::Sim("a/b.toml".into())
