@@ -6,6 +6,7 @@
 //! (`ecat: ...`) with exit status 1; nothing panics on bad input.
 
 mod cmd;
+mod datatype;
 mod output;
 mod select;
 
@@ -35,7 +36,12 @@ struct Cli {
 #[derive(clap::Args, Debug, Clone)]
 pub struct BusArgs {
     /// Link to use: eth0, raw:eth0, sim:io, sim:network.toml
-    #[arg(short = 'i', long = "interface", env = "ECAT_INTERFACE", value_name = "LINK")]
+    #[arg(
+        short = 'i',
+        long = "interface",
+        env = "ECAT_INTERFACE",
+        value_name = "LINK"
+    )]
     pub interface: Option<String>,
 }
 

@@ -127,9 +127,15 @@ mod tests {
         assert_eq!(sel(Some("2-4"), None).resolve(&s).unwrap(), vec![2, 3, 4]);
         assert_eq!(sel(None, Some(7)).resolve(&s).unwrap(), vec![2]);
         assert_eq!(sel(Some("1"), Some(7)).resolve(&s).unwrap(), vec![3]);
-        assert!(sel(Some("9"), None).resolve(&s).unwrap_err().contains("position 9"));
+        assert!(sel(Some("9"), None)
+            .resolve(&s)
+            .unwrap_err()
+            .contains("position 9"));
         assert!(sel(Some("x"), None).resolve(&s).is_err());
-        assert!(sel(None, Some(9)).resolve(&s).unwrap_err().contains("alias 9"));
+        assert!(sel(None, Some(9))
+            .resolve(&s)
+            .unwrap_err()
+            .contains("alias 9"));
         assert!(sel(None, None).resolve_one(&s).is_err());
         assert_eq!(parse_u16("0x130").unwrap(), 0x130);
         assert!(parse_u16("70000").is_err());

@@ -1,0 +1,21 @@
+//! One module per subcommand. Each exposes its clap `Args` (or subcommand enum) and a `run`.
+
+pub mod reg;
+pub mod run;
+pub mod sii;
+pub mod sim;
+pub mod slaves;
+pub mod states;
+
+use crate::BusArgs;
+use ecat::MainDevice;
+
+/// The error type of every command: printed as `ecat: <sentence>`.
+pub type CmdResult = Result<(), Box<dyn std::error::Error>>;
+
+/// Open the link and scan the bus.
+pub fn open_and_scan(bus: &BusArgs) -> Result<MainDevice, Box<dyn std::error::Error>> {
+    let mut md = MainDevice::open(&bus.link())?;
+    md.scan()?;
+    Ok(md)
+}

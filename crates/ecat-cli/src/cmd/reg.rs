@@ -1,0 +1,115 @@
+//! `ecat reg read|write`: ESC register and memory access (IgH: `ethercat reg_read` /
+//! `reg_write`, with `-p POSITION` and `-t TYPE`).
+
+use super::{open_and_scan, CmdResult};
+use crate::datatype::{hex, DataType};
+use crate::select::{parse_u16, Select};
+use crate::BusArgs;
+
+/// `ecat reg ...` subcommands.
+#[derive(clap::Subcommand, Debug)]
+pub enum Command {
+    /// Read registers: ecat reg read -p 0 0x0130 2
+    Read(ReadArgs),
+    /// Write registers: ecat reg write -p 0 -t uint16 0x0120 2
+    Write(WriteArgs),
+}
+
+/// Options of `ecat reg read`.
+#[derive(clap::Args, Debug)]
+pub struct ReadArgs {
+    #[command(flatten)]
+    bus: BusArgs,
+    #[command(flatten)]
+    select: Select,
+    /// Data type of the value (sets the size when SIZE is not given)
+    #[arg(short = 't', long = "type", value_enum)]
+    dtype: Option<DataType>,
+    /// Register address (decimal or 0x hex)
+    #[arg(value_parser = parse_u16)]
+    address: u16,
+    /// Number of bytes (default: the type's size, else 1)
+    #[arg(value_parser = parse_u16)]
+    size: Option<u16>,
+}
+
+/// Options of `ecat reg write`.
+#[derive(clap::Args, Debug)]
+pub struct WriteArgs {
+    #[command(flatten)]
+    bus: BusArgs,
+    #[command(flatten)]
+    select: Select,
+    /// Data type of the value (default: raw hex bytes)
+    #[arg(short = 't', long = "type", value_enum, default_value = "raw")]
+    dtype: DataType,
+    /// Register address (decimal or 0x hex)
+    #[arg(value_parser = parse_u16)]
+    address: u16,
+    /// The value, in the notation of the type
+    value: String,
+}
+
+/// Run `ecat reg ...`.
+pub fn run(c: Command) -> CmdResult {
+    match c {
+        Command::Read(a) => read(a),
+        Command::Write(a) => write(a),
+    }
+}
+
+fn read(a: ReadArgs) -> CmdResult {
+    let size = match (a.size, a.dtype.and_then(DataType::size)) {
+        (Some(s), Some(t)) if s as usize != t => {
+            return Err(format!("size {s} does not match the type's size {t}").into())
+        }
+        (Some(0), _) => return Err("size must be at least 1 byte".into()),
+        (Some(s), _) => s as usize,
+        (None, Some(t)) => t,
+        (None, None) => 1,
+    };
+    if a.address as usize + size > 0x1_0000 {
+        return Err(format!(
+            "0x{:04x} + {size} bytes runs past the 64 KiB ESC address space",
+            a.address
+        )
+        .into());
+    }
+    let mut md = open_and_scan(&a.bus)?;
+    let positions = a.select.resolve(md.subdevices())?;
+    let many = positions.len() > 1;
+    for p in positions {
+        let data = md.read_memory(p, a.address, size)?;
+        let text = match a.dtype {
+            Some(t) => t.decode(&data),
+            None => hex(&data),
+        };
+        if many {
+            println!("{p}: {text}");
+        } else {
+            println!("{text}");
+        }
+    }
+    Ok(())
+}
+
+fn write(a: WriteArgs) -> CmdResult {
+    let data = a.dtype.encode(&a.value)?;
+    if data.is_empty() {
+        return Err("nothing to write: the value is empty".into());
+    }
+    if a.address as usize + data.len() > 0x1_0000 {
+        return Err(format!(
+            "0x{:04x} + {} bytes runs past the 64 KiB ESC address space",
+            a.address,
+            data.len()
+        )
+        .into());
+    }
+    let mut md = open_and_scan(&a.bus)?;
+    let positions = a.select.resolve(md.subdevices())?;
+    for p in positions {
+        md.write_memory(p, a.address, &data)?;
+    }
+    Ok(())
+}

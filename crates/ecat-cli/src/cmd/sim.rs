@@ -1,0 +1,81 @@
+//! `ecat sim -i IFACE -n NETWORK`: answer EtherCAT frames on a network interface with a
+//! simulated network, until SIGINT or SIGTERM.
+//!
+//! The loop is the simplest possible wire: receive a frame on the raw socket (our own
+//! transmitted answers are never received back, see `ecat::link::raw`), let the network
+//! process it in place, send it back. A frame the network drops (not EtherCAT, malformed) is
+//! not answered, as a real ring would not answer it.
+
+use super::CmdResult;
+use ecat::link::raw::RawSocket;
+use ecat::link::Link;
+use ecat_sim::Network;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// Options of `ecat sim`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Network interface to answer on (e.g. one end of a veth pair)
+    #[arg(short = 'i', long = "interface", value_name = "IFACE")]
+    interface: String,
+    /// Network: a preset name (io) or a network TOML file
+    #[arg(short = 'n', long = "network", default_value = "io")]
+    network: String,
+}
+
+static STOP: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+/// Make SIGINT and SIGTERM set [`STOP`] instead of killing the process.
+fn install_signal_handlers() {
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+        unsafe {
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
+            libc::sigemptyset(&mut sa.sa_mask);
+            libc::sigaction(sig, &sa, std::ptr::null_mut());
+        }
+    }
+}
+
+/// Run `ecat sim`.
+pub fn run(a: Args) -> CmdResult {
+    let iface = a.interface.strip_prefix("raw:").unwrap_or(&a.interface);
+    let mut net = Network::open(&a.network)?;
+    let mut link = RawSocket::open(iface)?;
+    install_signal_handlers();
+    let summary = net.summary();
+    println!(
+        "ecat sim: answering on {iface} with network '{}' ({} SubDevices)",
+        a.network,
+        summary.iter().filter(|s| !s.passive).count()
+    );
+    for s in &summary {
+        println!("{}", s);
+    }
+    use std::io::Write;
+    std::io::stdout().flush()?;
+    let epoch = Instant::now();
+    let mut buf = vec![0u8; 2048];
+    let (mut answered, mut dropped) = (0u64, 0u64);
+    while !STOP.load(Ordering::SeqCst) {
+        let deadline = Instant::now() + Duration::from_millis(100);
+        let Some(n) = link.recv(&mut buf, Some(deadline))? else {
+            continue;
+        };
+        let now = epoch.elapsed().as_nanos() as u64;
+        if net.process_frame(&mut buf[..n], now) {
+            link.send(&buf[..n])?;
+            answered += 1;
+        } else {
+            dropped += 1;
+        }
+    }
+    println!("ecat sim: stopped; {answered} frames answered, {dropped} dropped");
+    Ok(())
+}

@@ -1,0 +1,41 @@
+//! `ecat slaves`: list the SubDevices (IgH: `ethercat slaves [-p] [-a] [-v]`).
+
+use super::{open_and_scan, CmdResult};
+use crate::output::{list_line, verbose, SubDeviceJson};
+use crate::select::Select;
+use crate::BusArgs;
+
+/// Options of `ecat slaves`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    bus: BusArgs,
+    #[command(flatten)]
+    select: Select,
+    /// Show identity, ESC, ports, mailbox and SII PDOs
+    #[arg(short, long)]
+    verbose: bool,
+    /// Print JSON (an array of SubDevices) for scripts
+    #[arg(long)]
+    json: bool,
+}
+
+/// Run `ecat slaves`.
+pub fn run(a: Args) -> CmdResult {
+    let md = open_and_scan(&a.bus)?;
+    let subs = md.subdevices();
+    let chosen = a.select.resolve(subs)?;
+    if a.json {
+        let v: Vec<SubDeviceJson> = chosen.iter().map(|&i| (&subs[i]).into()).collect();
+        println!("{}", serde_json::to_string_pretty(&v)?);
+    } else if a.verbose {
+        for &i in &chosen {
+            print!("{}", verbose(subs, i));
+        }
+    } else {
+        for &i in &chosen {
+            println!("{}", list_line(subs, i));
+        }
+    }
+    Ok(())
+}
