@@ -16,6 +16,8 @@
 #![warn(missing_docs)]
 
 pub mod bus;
+pub mod config;
+pub mod domain;
 pub mod eeprom;
 pub mod error;
 pub mod esm;

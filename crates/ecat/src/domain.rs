@@ -1,0 +1,478 @@
+//! Domains: process images in the logical address space, and how they travel.
+//!
+//! Layout (computed once at activation, [`layout`]): each domain's image holds all its outputs
+//! first, then all its inputs, SubDevice by SubDevice in ring order, one region per process data
+//! SyncManager, byte-aligned. Domains follow each other in the logical address space. Every
+//! region gets an FMMU on its SubDevice (logical window → SM buffer).
+//!
+//! Transport: a domain is one LRW over its whole image, or, if any of its SubDevices cannot take
+//! LRW, an LWR over the outputs and an LRD over the inputs. Anything longer than one datagram
+//! (1486 bytes) is split; each datagram's expected working counter counts the SubDevices whose
+//! regions it overlaps (LRW: +2 for outputs, +1 for inputs; LWR/LRD: +1).
+//!
+//! After each cycle the received WKCs give the domain state: zero, incomplete or complete.
+
+use crate::config::{Direction, SubDeviceConfig};
+use crate::error::{Error, Result};
+use crate::subdevice::SubDevice;
+use ecat_wire::datagram::MAX_DATA;
+use ecat_wire::register::FmmuRepr;
+use ecat_wire::Command;
+use std::ops::Range;
+
+/// One SyncManager's data in a domain image.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Region {
+    /// SubDevice position.
+    pub position: u16,
+    /// SyncManager index.
+    pub sm: u8,
+    /// Direction.
+    pub direction: Direction,
+    /// Offset in the domain image.
+    pub offset: usize,
+    /// Length in bytes.
+    pub len: usize,
+}
+
+impl Region {
+    /// Byte range in the domain image.
+    pub fn range(&self) -> Range<usize> {
+        self.offset..self.offset + self.len
+    }
+}
+
+/// One datagram that carries part of a domain every cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DatagramPlan {
+    /// LRW, LWR or LRD.
+    pub command: Command,
+    /// Logical address of its first byte.
+    pub logical: u32,
+    /// Offset of its first byte in the domain image.
+    pub offset: usize,
+    /// Length in bytes.
+    pub len: usize,
+    /// Expected working counter.
+    pub expected_wkc: u16,
+}
+
+/// What the last cycle's working counters say about a domain.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DomainState {
+    /// No SubDevice exchanged data (or the frame was lost).
+    Zero,
+    /// Some but not all expected exchanges happened.
+    Incomplete,
+    /// Every expected exchange happened.
+    Complete,
+}
+
+impl DomainState {
+    /// Lower-case name as IgH prints it.
+    pub fn name(self) -> &'static str {
+        match self {
+            DomainState::Zero => "zero",
+            DomainState::Incomplete => "incomplete",
+            DomainState::Complete => "complete",
+        }
+    }
+}
+
+/// A process image and how it travels.
+#[derive(Debug, Clone)]
+pub struct Domain {
+    /// Domain number.
+    pub index: usize,
+    /// Logical address of the image's first byte.
+    pub logical_base: u32,
+    /// Bytes of outputs (at the start of the image).
+    pub outputs_len: usize,
+    /// Bytes of inputs (after the outputs).
+    pub inputs_len: usize,
+    /// Regions, outputs first.
+    pub regions: Vec<Region>,
+    /// Datagrams per cycle.
+    pub plans: Vec<DatagramPlan>,
+    image: Vec<u8>,
+    /// WKC received per plan in the last cycle (0 when lost).
+    wkc: Vec<u16>,
+    state: DomainState,
+}
+
+impl Domain {
+    /// The whole image (outputs, then inputs).
+    pub fn image(&self) -> &[u8] {
+        &self.image
+    }
+    /// The whole image, writable (only the outputs part is sent).
+    pub fn image_mut(&mut self) -> &mut [u8] {
+        &mut self.image
+    }
+    /// Outputs part.
+    pub fn outputs_mut(&mut self) -> &mut [u8] {
+        &mut self.image[..self.outputs_len]
+    }
+    /// Inputs part.
+    pub fn inputs(&self) -> &[u8] {
+        &self.image[self.outputs_len..]
+    }
+    /// Size of the image.
+    pub fn size(&self) -> usize {
+        self.image.len()
+    }
+    /// The region of a SubDevice's data in one direction (its first SM of that direction).
+    pub fn region(&self, position: u16, direction: Direction) -> Option<Range<usize>> {
+        self.regions
+            .iter()
+            .find(|r| r.position == position && r.direction == direction)
+            .map(Region::range)
+    }
+    /// Expected WKC summed over the plans.
+    pub fn expected_wkc(&self) -> u32 {
+        self.plans.iter().map(|p| p.expected_wkc as u32).sum()
+    }
+    /// WKC received in the last cycle, summed over the plans.
+    pub fn wkc(&self) -> u32 {
+        self.wkc.iter().map(|&w| w as u32).sum()
+    }
+    /// State after the last [`Domain::process`].
+    pub fn state(&self) -> DomainState {
+        self.state
+    }
+    /// Record the WKC of plan `i` (called by the cyclic path when a frame returns).
+    pub fn set_wkc(&mut self, i: usize, wkc: u16) {
+        if let Some(w) = self.wkc.get_mut(i) {
+            *w = wkc;
+        }
+    }
+    /// Forget the last WKCs (called before each send).
+    pub fn clear_wkc(&mut self) {
+        self.wkc.iter_mut().for_each(|w| *w = 0);
+    }
+    /// Evaluate the received WKCs into the domain state (IgH: `ecrt_domain_process`).
+    pub fn process(&mut self) -> DomainState {
+        let exact = self
+            .plans
+            .iter()
+            .zip(&self.wkc)
+            .all(|(p, &w)| w == p.expected_wkc);
+        self.state = if exact {
+            DomainState::Complete
+        } else if self.wkc() == 0 {
+            DomainState::Zero
+        } else {
+            DomainState::Incomplete
+        };
+        self.state
+    }
+}
+
+/// The FMMU and SM programming for one SubDevice.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SubDeviceMapping {
+    /// FMMU register blocks in FMMU order.
+    pub fmmus: Vec<FmmuRepr>,
+}
+
+/// Everything the layout decides.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    /// Domains in order.
+    pub domains: Vec<Domain>,
+    /// Per SubDevice (by position): its FMMUs.
+    pub mappings: Vec<SubDeviceMapping>,
+}
+
+/// Lay out `domains` domains over the SubDevices with their configurations (one per
+/// SubDevice, same order), starting at logical address `base`.
+pub fn layout(
+    subs: &[SubDevice],
+    configs: &[SubDeviceConfig],
+    domains: usize,
+    base: u32,
+) -> Result<Layout> {
+    let mut mappings = vec![SubDeviceMapping::default(); subs.len()];
+    let mut out = Vec::with_capacity(domains);
+    let mut logical = base;
+    for d in 0..domains {
+        let mut regions = Vec::new();
+        let mut offset = 0usize;
+        for dir in [Direction::Output, Direction::Input] {
+            for (s, c) in subs.iter().zip(configs) {
+                for sync in c
+                    .sync
+                    .iter()
+                    .filter(|x| x.domain == d && x.direction == dir)
+                {
+                    let len = sync.bytes() as usize;
+                    if len == 0 {
+                        continue;
+                    }
+                    let phys = SubDeviceConfig::sm_register(s, sync).start;
+                    let m = &mut mappings[s.position as usize];
+                    if m.fmmus.len() >= s.fmmu_count.max(1) as usize {
+                        return Err(Error::Invalid(format!(
+                            "{} needs more than its {} FMMUs for this process data layout",
+                            s.who(),
+                            s.fmmu_count
+                        )));
+                    }
+                    m.fmmus.push(FmmuRepr {
+                        logical_start: logical + offset as u32,
+                        length: len as u16,
+                        logical_start_bit: 0,
+                        logical_stop_bit: 7,
+                        physical_start: phys,
+                        physical_start_bit: 0,
+                        kind: match dir {
+                            Direction::Output => FmmuRepr::WRITE,
+                            Direction::Input => FmmuRepr::READ,
+                        },
+                        enable: 1,
+                    });
+                    regions.push(Region {
+                        position: s.position,
+                        sm: sync.index,
+                        direction: dir,
+                        offset,
+                        len,
+                    });
+                    offset += len;
+                }
+            }
+        }
+        let outputs_len = regions
+            .iter()
+            .filter(|r| r.direction == Direction::Output)
+            .map(|r| r.len)
+            .sum();
+        let lrw = !regions.iter().any(|r| subs[r.position as usize].no_lrw());
+        let plans = plan(&regions, logical, outputs_len, offset, lrw);
+        out.push(Domain {
+            index: d,
+            logical_base: logical,
+            outputs_len,
+            inputs_len: offset - outputs_len,
+            wkc: vec![0; plans.len()],
+            regions,
+            plans,
+            image: vec![0; offset],
+            state: DomainState::Zero,
+        });
+        logical += offset as u32;
+    }
+    Ok(Layout {
+        domains: out,
+        mappings,
+    })
+}
+
+/// Split `[from, to)` of the image into datagrams of `command` with expected WKCs.
+fn plan(
+    regions: &[Region],
+    logical: u32,
+    outputs_len: usize,
+    total: usize,
+    lrw: bool,
+) -> Vec<DatagramPlan> {
+    let mut plans = Vec::new();
+    let spans: Vec<(Command, usize, usize)> = if lrw {
+        vec![(Command::Lrw, 0, total)]
+    } else {
+        vec![
+            (Command::Lwr, 0, outputs_len),
+            (Command::Lrd, outputs_len, total),
+        ]
+    };
+    for (cmd, from, to) in spans {
+        let mut start = from;
+        while start < to {
+            let end = (start + MAX_DATA).min(to);
+            plans.push(DatagramPlan {
+                command: cmd,
+                logical: logical + start as u32,
+                offset: start,
+                len: end - start,
+                expected_wkc: expected_wkc(regions, cmd, start..end),
+            });
+            start = end;
+        }
+    }
+    plans
+}
+
+/// Expected WKC of a logical datagram over `span` of the image.
+fn expected_wkc(regions: &[Region], cmd: Command, span: Range<usize>) -> u16 {
+    let mut positions: Vec<u16> = regions.iter().map(|r| r.position).collect();
+    positions.dedup();
+    let overlaps = |pos: u16, dir: Direction| {
+        regions.iter().any(|r| {
+            r.position == pos
+                && r.direction == dir
+                && r.offset < span.end
+                && span.start < r.offset + r.len
+        })
+    };
+    positions
+        .iter()
+        .map(|&p| {
+            let (o, i) = (
+                overlaps(p, Direction::Output),
+                overlaps(p, Direction::Input),
+            );
+            match cmd {
+                Command::Lrw => 2 * u16::from(o) + u16::from(i),
+                Command::Lwr => u16::from(o),
+                _ => u16::from(i),
+            }
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{EntryConfig, PdoConfig, SyncConfig};
+    use crate::subdevice::SiiSyncManager;
+
+    fn sub(pos: u16, no_lrw: bool) -> SubDevice {
+        SubDevice {
+            position: pos,
+            fmmu_count: 3,
+            general_flags: if no_lrw { 0x02 } else { 0 },
+            sync_managers: vec![
+                SiiSyncManager {
+                    start: 0x0F00,
+                    control: 0x44,
+                    kind: 3,
+                    ..Default::default()
+                },
+                SiiSyncManager {
+                    start: 0x1000,
+                    control: 0x00,
+                    kind: 4,
+                    ..Default::default()
+                },
+            ],
+            ..Default::default()
+        }
+    }
+
+    fn cfg(out_bits: u8, in_bits: u8) -> SubDeviceConfig {
+        let mk = |index, direction, bits| SyncConfig {
+            index,
+            direction,
+            pdos: vec![PdoConfig {
+                index: 0x1600,
+                entries: vec![EntryConfig {
+                    index: 0x7000,
+                    subindex: 1,
+                    bits,
+                }],
+            }],
+            domain: 0,
+        };
+        let mut sync = Vec::new();
+        if out_bits > 0 {
+            sync.push(mk(0, Direction::Output, out_bits));
+        }
+        if in_bits > 0 {
+            sync.push(mk(1, Direction::Input, in_bits));
+        }
+        SubDeviceConfig { sync }
+    }
+
+    #[test]
+    fn outputs_then_inputs_and_wkc() {
+        // Like seed 003: coupler (nothing), digital out, digital in, analog out (2x16), analog in.
+        let subs: Vec<_> = (0..5).map(|p| sub(p, false)).collect();
+        let cfgs = vec![cfg(0, 0), cfg(8, 0), cfg(0, 8), cfg(32, 0), cfg(0, 32)];
+        let l = layout(&subs, &cfgs, 1, 0x1_0000).unwrap();
+        let d = &l.domains[0];
+        assert_eq!((d.outputs_len, d.inputs_len), (5, 5));
+        assert_eq!(d.region(1, Direction::Output), Some(0..1));
+        assert_eq!(d.region(3, Direction::Output), Some(1..5));
+        assert_eq!(d.region(2, Direction::Input), Some(5..6));
+        assert_eq!(d.plans.len(), 1);
+        assert_eq!(d.plans[0].command, Command::Lrw);
+        assert_eq!(d.plans[0].expected_wkc, 2 + 1 + 2 + 1);
+        assert!(l.mappings[0].fmmus.is_empty());
+        let f = l.mappings[4].fmmus[0];
+        assert_eq!(
+            (f.logical_start, f.length, f.kind, f.physical_start),
+            (0x1_0006, 4, FmmuRepr::READ, 0x1000)
+        );
+    }
+
+    #[test]
+    fn no_lrw_uses_lwr_and_lrd() {
+        let subs = vec![sub(0, true), sub(1, false)];
+        let l = layout(&subs, &[cfg(8, 8), cfg(0, 16)], 1, 0).unwrap();
+        let p = &l.domains[0].plans;
+        assert_eq!(p.len(), 2);
+        assert_eq!(
+            (p[0].command, p[0].len, p[0].expected_wkc),
+            (Command::Lwr, 1, 1)
+        );
+        assert_eq!(
+            (p[1].command, p[1].offset, p[1].len, p[1].expected_wkc),
+            (Command::Lrd, 1, 3, 2)
+        );
+    }
+
+    #[test]
+    fn big_images_split_with_per_datagram_wkc() {
+        let subs: Vec<_> = (0..4).map(|p| sub(p, false)).collect();
+        // 4 SubDevices x 250 bytes of outputs (split into PDOs of 250 x 8 bits).
+        let big = |_: u16| SubDeviceConfig {
+            sync: vec![SyncConfig {
+                index: 0,
+                direction: Direction::Output,
+                pdos: vec![PdoConfig {
+                    index: 0x1600,
+                    entries: vec![
+                        EntryConfig {
+                            index: 0x7000,
+                            subindex: 1,
+                            bits: 8
+                        };
+                        500
+                    ],
+                }],
+                domain: 0,
+            }],
+        };
+        let cfgs: Vec<_> = (0..4).map(big).collect();
+        let l = layout(&subs, &cfgs, 1, 0).unwrap();
+        let d = &l.domains[0];
+        assert_eq!(d.size(), 2000);
+        assert_eq!(d.plans.len(), 2);
+        assert_eq!(d.plans[0].len, 1486);
+        // First datagram covers SubDevices 0,1,2 (bytes 0..1486), second 2 and 3.
+        assert_eq!(d.plans[0].expected_wkc, 6);
+        assert_eq!(d.plans[1].expected_wkc, 4);
+    }
+
+    #[test]
+    fn domain_state() {
+        let subs = vec![sub(0, false), sub(1, false)];
+        let mut l = layout(&subs, &[cfg(8, 0), cfg(0, 8)], 1, 0).unwrap();
+        let d = &mut l.domains[0];
+        assert_eq!(d.process(), DomainState::Zero);
+        d.set_wkc(0, 2);
+        assert_eq!(d.process(), DomainState::Incomplete);
+        d.set_wkc(0, 3);
+        assert_eq!(d.process(), DomainState::Complete);
+        d.clear_wkc();
+        assert_eq!(d.process(), DomainState::Zero);
+    }
+
+    #[test]
+    fn too_many_fmmus_is_an_error() {
+        let mut s = sub(0, false);
+        s.fmmu_count = 1;
+        let e = layout(&[s], &[cfg(8, 8)], 1, 0).unwrap_err().to_string();
+        assert!(e.contains("FMMUs"), "{e}");
+    }
+}
