@@ -6,11 +6,11 @@
 //! answer or its final timeout, and returns. The engine stays sans-IO; this is the one place
 //! where it meets the socket and the clock for non-cyclic work.
 
+use crate::clock::Clock;
 use crate::error::{Error, Result};
 use crate::frame::{EngineConfig, EngineCounters, FrameEngine, Handle, Status, SubmitError};
 use crate::link::Link;
 use ecat_wire::Command;
-use std::time::{Duration, Instant};
 
 /// One datagram of a batch: what to send and, after [`Bus::exchange`], what came back.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,7 +74,7 @@ pub struct Bus {
     engine: FrameEngine,
     tx: Vec<u8>,
     rx: Vec<u8>,
-    epoch: Instant,
+    clock: Clock,
     handles: Vec<Handle>,
 }
 
@@ -90,12 +90,16 @@ impl Bus {
     /// Drive `link` with the default engine settings.
     pub fn new(link: Box<dyn Link>) -> Bus {
         let engine = FrameEngine::new(link.mac(), EngineConfig::default());
+        let clock = match link.virtual_time() {
+            Some(v) => Clock::Virtual(v),
+            None => Clock::monotonic(),
+        };
         Bus {
             link,
             engine,
             tx: vec![0; 1518],
             rx: vec![0; 2048],
-            epoch: Instant::now(),
+            clock,
             handles: Vec::with_capacity(256),
         }
     }
@@ -120,9 +124,19 @@ impl Bus {
         self.engine.set_config(c);
     }
 
-    /// Nanoseconds since the bus was opened.
+    /// Nanoseconds on the bus clock (monotonic since opening, or virtual).
     pub fn now(&self) -> u64 {
-        self.epoch.elapsed().as_nanos() as u64
+        self.clock.now_ns()
+    }
+
+    /// The bus clock.
+    pub fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
+    /// Take the link and engine apart (to hand them to the cyclic runtime).
+    pub fn into_parts(self) -> (Box<dyn Link>, FrameEngine, Clock) {
+        (self.link, self.engine, self.clock)
     }
 
     /// Send every PDU of the batch and wait for all answers. On return each PDU holds the data
@@ -196,13 +210,14 @@ impl Bus {
             if !pending {
                 return Ok(());
             }
-            let deadline = self
-                .engine
-                .next_deadline()
-                .map(|d| self.epoch + Duration::from_nanos(d));
+            let next = self.engine.next_deadline();
+            let deadline = next.and_then(|d| self.clock.instant_at(d));
             if let Some(n) = self.link.recv(&mut self.rx, deadline)? {
                 let now = self.now();
                 self.engine.handle_frame(&self.rx[..n], now);
+            } else if let Some(d) = next {
+                // Nothing came: on virtual time, this is where the wait would have ended.
+                self.clock.wait_until(d);
             }
             self.engine.poll_timeouts(self.now());
         }

@@ -305,6 +305,7 @@ fn plan(
 /// Expected WKC of a logical datagram over `span` of the image.
 fn expected_wkc(regions: &[Region], cmd: Command, span: Range<usize>) -> u16 {
     let mut positions: Vec<u16> = regions.iter().map(|r| r.position).collect();
+    positions.sort_unstable();
     positions.dedup();
     let overlaps = |pos: u16, dir: Direction| {
         regions.iter().any(|r| {
@@ -403,6 +404,13 @@ mod tests {
             (f.logical_start, f.length, f.kind, f.physical_start),
             (0x1_0006, 4, FmmuRepr::READ, 0x1000)
         );
+    }
+
+    #[test]
+    fn subdevice_with_outputs_and_inputs_counts_three_once() {
+        let subs = vec![sub(0, false), sub(1, false)];
+        let l = layout(&subs, &[cfg(8, 8), cfg(8, 8)], 1, 0).unwrap();
+        assert_eq!(l.domains[0].plans[0].expected_wkc, 6);
     }
 
     #[test]

@@ -16,7 +16,9 @@
 #![warn(missing_docs)]
 
 pub mod bus;
+pub mod clock;
 pub mod config;
+pub mod cyclic;
 pub mod domain;
 pub mod eeprom;
 pub mod error;

@@ -13,6 +13,7 @@ pub mod raw;
 #[cfg(feature = "sim")]
 pub mod sim;
 
+use crate::clock::VirtualTime;
 use crate::error::{Error, Result};
 use std::time::Instant;
 
@@ -51,6 +52,11 @@ pub trait Link: Send {
     /// Short description for humans (e.g. "built-in simulated network 'io'").
     fn describe(&self) -> String {
         self.name().to_string()
+    }
+
+    /// The virtual clock this link runs on, if it is simulated on virtual time.
+    fn virtual_time(&self) -> Option<VirtualTime> {
+        None
     }
 }
 

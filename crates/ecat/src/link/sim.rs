@@ -8,6 +8,7 @@
 //! the link was opened.
 
 use super::{Link, LinkCounters};
+use crate::clock::VirtualTime;
 use crate::error::{Error, Result};
 use ecat_sim::Network;
 use std::time::Instant;
@@ -28,6 +29,7 @@ pub struct SimLink {
     count: usize,
     counters: LinkCounters,
     epoch: Instant,
+    virtual_time: Option<VirtualTime>,
 }
 
 impl std::fmt::Debug for SimLink {
@@ -63,6 +65,20 @@ impl SimLink {
             count: 0,
             counters: LinkCounters::default(),
             epoch: Instant::now(),
+            virtual_time: None,
+        }
+    }
+
+    /// Run on virtual time: the network sees `vt` as its clock, and receiving never waits.
+    pub fn on_virtual_time(mut self, vt: VirtualTime) -> SimLink {
+        self.virtual_time = Some(vt);
+        self
+    }
+
+    fn now_ns(&self) -> u64 {
+        match &self.virtual_time {
+            Some(v) => v.now(),
+            None => self.epoch.elapsed().as_nanos() as u64,
         }
     }
 
@@ -85,9 +101,9 @@ impl Link for SimLink {
             return Ok(());
         }
         let slot = (self.head + self.count) % QUEUE;
+        self.bufs[slot][..frame.len()].copy_from_slice(frame);
+        let now = self.now_ns();
         let buf = &mut self.bufs[slot];
-        buf[..frame.len()].copy_from_slice(frame);
-        let now = self.epoch.elapsed().as_nanos() as u64;
         if self.net.process_frame(&mut buf[..frame.len()], now) {
             self.lens[slot] = frame.len();
             self.count += 1;
@@ -99,7 +115,7 @@ impl Link for SimLink {
         if self.count == 0 {
             // Nothing is on its way: a lost frame stays lost. Wait out the deadline as a
             // wire would, so timeouts behave the same as on a real link.
-            if let Some(d) = deadline {
+            if let (Some(d), None) = (deadline, &self.virtual_time) {
                 let now = Instant::now();
                 if d > now {
                     std::thread::sleep(d - now);
@@ -130,5 +146,9 @@ impl Link for SimLink {
 
     fn describe(&self) -> String {
         self.what.clone()
+    }
+
+    fn virtual_time(&self) -> Option<VirtualTime> {
+        self.virtual_time.clone()
     }
 }

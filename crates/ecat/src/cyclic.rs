@@ -1,0 +1,502 @@
+//! The cyclic frames: built once at activation, patched and sent every cycle, matched on return.
+//!
+//! Every domain datagram ([`crate::domain::DatagramPlan`]) gets a fixed place in one of the
+//! frame templates (first fit, in domain order), and the last frame carries a BRD of AL status
+//! in its spare room: its WKC is the number of SubDevices that answered and its data the OR of
+//! their states, so a SubDevice leaving OP or the ring is seen within one cycle at no extra
+//! frame.
+//!
+//! Datagram indices of cyclic frames have bit 7 set (the acyclic frame engine uses 0..127);
+//! bits 6..4 carry the cycle number modulo 8 and bits 3..0 the frame number, so a frame that
+//! returns in a later cycle is recognised as late and dropped, and a duplicate as a duplicate.
+//!
+//! Per cycle: [`CyclicFrames::prepare`] copies outputs from the domain images into the
+//! templates (one `memcpy` per datagram) and stamps the indices; the caller transmits
+//! [`CyclicFrames::frame`]s; [`CyclicFrames::handle_frame`] copies inputs back and records
+//! WKCs. Nothing here allocates after construction.
+
+use crate::domain::Domain;
+use crate::error::{Error, Result};
+use ecat_wire::datagram::{DatagramRepr, HEADER_LEN, OVERHEAD};
+use ecat_wire::frame::{parse_ethernet, ECAT_HEADER_LEN, ETH_HEADER_LEN};
+use ecat_wire::register::AL_STATUS;
+use ecat_wire::{Command, FrameBuilder};
+
+/// Datagram indices with this bit set belong to cyclic frames.
+pub const CYCLIC_INDEX: u8 = 0x80;
+/// Most frames per cycle (frame number in 4 bits).
+pub const MAX_FRAMES: usize = 16;
+
+/// Counters of the cyclic path.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CyclicCounters {
+    /// Cycles prepared.
+    pub cycles: u64,
+    /// Frames transmitted.
+    pub frames_sent: u64,
+    /// Frames that came back in time.
+    pub frames_received: u64,
+    /// Frames that did not come back before the next cycle.
+    pub frames_lost: u64,
+    /// Frames that came back after their cycle ended (dropped).
+    pub frames_late: u64,
+    /// Frames that came back twice in one cycle (second copy dropped).
+    pub frames_duplicated: u64,
+    /// Cyclic frames whose structure did not match their template (dropped).
+    pub frames_corrupted: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Slot {
+    domain: usize,
+    plan: usize,
+    /// Offset of the datagram header in the frame.
+    at: usize,
+    len: usize,
+}
+
+#[derive(Debug)]
+struct Template {
+    buf: Vec<u8>,
+    len: usize,
+    slots: Vec<Slot>,
+    /// Offsets of every datagram header in the frame (for stamping the index).
+    headers: Vec<usize>,
+    outstanding: bool,
+    sent_at: u64,
+    round_trip_ns: u64,
+}
+
+/// The AL status probe's place and its last answer.
+#[derive(Debug, Clone, Copy, Default)]
+struct Probe {
+    frame: usize,
+    at: usize,
+    /// OR of the AL status of all SubDevices that answered.
+    status: u16,
+    wkc: u16,
+}
+
+/// The cyclic frame templates. See the module documentation.
+#[derive(Debug)]
+pub struct CyclicFrames {
+    frames: Vec<Template>,
+    probe: Option<Probe>,
+    tag: u8,
+    counters: CyclicCounters,
+}
+
+impl CyclicFrames {
+    /// Lay out the domains' datagrams into frames from `mac`; `al_probe` appends the BRD of
+    /// AL status.
+    pub fn new(domains: &[Domain], mac: [u8; 6], al_probe: bool) -> Result<CyclicFrames> {
+        let mut frames: Vec<Template> = Vec::new();
+        let mut open: Option<(Vec<u8>, Vec<Slot>, Vec<usize>, usize)> = None;
+        let mut items: Vec<(Option<(usize, usize)>, DatagramRepr)> = Vec::new();
+        for d in domains {
+            for (i, p) in d.plans.iter().enumerate() {
+                items.push((
+                    Some((d.index, i)),
+                    DatagramRepr::logical(p.command, 0, p.logical, p.len as u16),
+                ));
+            }
+        }
+        if al_probe {
+            items.push((
+                None,
+                DatagramRepr::physical(Command::Brd, 0, 0, AL_STATUS, 2),
+            ));
+        }
+        let mut probe = None;
+        for (what, repr) in items {
+            loop {
+                let (buf, slots, headers, pos) = open.get_or_insert_with(|| {
+                    (vec![0u8; 1514], Vec::new(), Vec::new(), FrameBuilder::FIRST)
+                });
+                let room = FrameBuilder::FIRST + ecat_wire::frame::MAX_DATAGRAMS_LEN - *pos;
+                if repr.total_len() <= room {
+                    let at = *pos;
+                    let mut r = repr;
+                    r.more = false;
+                    r.emit(&mut buf[at..])
+                        .map_err(|e| Error::Invalid(format!("cyclic frame layout: {e}")))?;
+                    if let Some(&prev) = headers.last() {
+                        buf[prev + 7] |= 0x80; // M bit of the previous datagram
+                    }
+                    headers.push(at);
+                    *pos += repr.total_len();
+                    match what {
+                        Some((domain, plan)) => slots.push(Slot {
+                            domain,
+                            plan,
+                            at,
+                            len: repr.data_len as usize,
+                        }),
+                        None => {
+                            probe = Some(Probe {
+                                frame: frames.len(),
+                                at,
+                                ..Default::default()
+                            })
+                        }
+                    }
+                    break;
+                }
+                let (buf, slots, headers, pos) = open.take().expect("open frame exists");
+                frames.push(close(buf, slots, headers, pos, mac));
+            }
+        }
+        if let Some((buf, slots, headers, pos)) = open.take() {
+            frames.push(close(buf, slots, headers, pos, mac));
+        }
+        if frames.len() > MAX_FRAMES {
+            return Err(Error::Invalid(format!(
+                "the process data needs {} frames per cycle; at most {MAX_FRAMES} are supported",
+                frames.len()
+            )));
+        }
+        Ok(CyclicFrames {
+            frames,
+            probe,
+            tag: 0,
+            counters: CyclicCounters::default(),
+        })
+    }
+
+    /// Number of frames per cycle.
+    pub fn frame_count(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// Bytes on the wire per cycle (frames without FCS).
+    pub fn bytes_per_cycle(&self) -> usize {
+        self.frames.iter().map(|f| f.len).sum()
+    }
+
+    /// Counters.
+    pub fn counters(&self) -> CyclicCounters {
+        self.counters
+    }
+
+    /// AL status probe result of the last cycle: (OR of states, WKC = SubDevices answering).
+    pub fn al_probe(&self) -> Option<(u16, u16)> {
+        self.probe.map(|p| (p.status, p.wkc))
+    }
+
+    /// Longest round trip among the frames that returned in the last cycle (ns).
+    pub fn round_trip_ns(&self) -> u64 {
+        self.frames
+            .iter()
+            .map(|f| f.round_trip_ns)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Start a cycle: count frames of the previous cycle that never came back, copy outputs
+    /// into the templates, stamp indices and zero the WKCs, and clear the domains' WKCs.
+    pub fn prepare(&mut self, domains: &mut [Domain]) {
+        self.counters.cycles += 1;
+        self.tag = (self.tag + 1) & 0x07;
+        if let Some(p) = self.probe.as_mut() {
+            p.status = 0;
+            p.wkc = 0;
+        }
+        for d in domains.iter_mut() {
+            d.clear_wkc();
+        }
+        for (n, f) in self.frames.iter_mut().enumerate() {
+            if f.outstanding {
+                self.counters.frames_lost += 1;
+            }
+            f.round_trip_ns = 0;
+            let index = CYCLIC_INDEX | (self.tag << 4) | n as u8;
+            for &h in &f.headers {
+                f.buf[h + 1] = index;
+                let len = (u16::from_le_bytes([f.buf[h + 6], f.buf[h + 7]]) & 0x07FF) as usize;
+                f.buf[h + HEADER_LEN + len..h + OVERHEAD + len].fill(0);
+            }
+            for s in &f.slots {
+                let d = &domains[s.domain];
+                let p = d.plans[s.plan];
+                if p.command != Command::Lrd {
+                    let src = &d.image()[p.offset..p.offset + p.len];
+                    f.buf[s.at + HEADER_LEN..s.at + HEADER_LEN + s.len].copy_from_slice(src);
+                }
+            }
+            if let Some(p) = self.probe.filter(|p| p.frame == n) {
+                f.buf[p.at + HEADER_LEN..p.at + HEADER_LEN + 2].fill(0);
+            }
+        }
+    }
+
+    /// Frame `n` of this cycle, ready to transmit; marks it outstanding at `now`.
+    pub fn frame(&mut self, n: usize, now: u64) -> &[u8] {
+        let f = &mut self.frames[n];
+        f.outstanding = true;
+        f.sent_at = now;
+        self.counters.frames_sent += 1;
+        &f.buf[..f.len]
+    }
+
+    /// True if `frame` is a cyclic frame (first datagram index has bit 7).
+    pub fn is_cyclic(frame: &[u8]) -> bool {
+        let i = ETH_HEADER_LEN + ECAT_HEADER_LEN + 1;
+        frame.len() > i && frame[i] & CYCLIC_INDEX != 0
+    }
+
+    /// Take a returned cyclic frame: copy inputs into the domains, record WKCs and the probe.
+    /// Late, duplicated and corrupted frames are counted and dropped.
+    pub fn handle_frame(&mut self, frame: &[u8], domains: &mut [Domain], now: u64) {
+        let Ok(ecat) = parse_ethernet(frame) else {
+            self.counters.frames_corrupted += 1;
+            return;
+        };
+        let Some(Ok(first)) = ecat.datagrams().next() else {
+            self.counters.frames_corrupted += 1;
+            return;
+        };
+        let index = first.index();
+        let n = (index & 0x0F) as usize;
+        if n >= self.frames.len() || (index >> 4) & 0x07 != self.tag {
+            self.counters.frames_late += 1;
+            return;
+        }
+        let f = &mut self.frames[n];
+        if !f.outstanding {
+            self.counters.frames_duplicated += 1;
+            return;
+        }
+        // The structure must be exactly the template's: same length and datagram headers.
+        let body_len = ecat.datagrams_len();
+        let tpl_len = f.headers.last().map(|&h| {
+            let len = (u16::from_le_bytes([f.buf[h + 6], f.buf[h + 7]]) & 0x07FF) as usize;
+            h + OVERHEAD + len - FrameBuilder::FIRST
+        });
+        let payload = &frame[ETH_HEADER_LEN..];
+        let same = Some(body_len) == tpl_len
+            && payload.len() >= ECAT_HEADER_LEN + body_len
+            && f.headers.iter().all(|&h| {
+                let o = h - ETH_HEADER_LEN;
+                payload[o] == f.buf[h] && payload[o + 2..o + 8] == f.buf[h + 2..h + 8]
+            });
+        if !same {
+            self.counters.frames_corrupted += 1;
+            return;
+        }
+        f.outstanding = false;
+        f.round_trip_ns = now.saturating_sub(f.sent_at);
+        self.counters.frames_received += 1;
+        for s in &f.slots {
+            let o = s.at - ETH_HEADER_LEN;
+            let data = &payload[o + HEADER_LEN..o + HEADER_LEN + s.len];
+            let wkc = u16::from_le_bytes([
+                payload[o + HEADER_LEN + s.len],
+                payload[o + HEADER_LEN + s.len + 1],
+            ]);
+            let d = &mut domains[s.domain];
+            let p = d.plans[s.plan];
+            // Copy only the inputs part of what the datagram covers.
+            let from = p.offset.max(d.outputs_len);
+            let to = p.offset + p.len;
+            if from < to {
+                d.image_mut()[from..to].copy_from_slice(&data[from - p.offset..]);
+            }
+            d.set_wkc(s.plan, wkc);
+        }
+        if let Some(p) = self.probe.as_mut().filter(|p| p.frame == n) {
+            let o = p.at - ETH_HEADER_LEN + HEADER_LEN;
+            p.status = u16::from_le_bytes([payload[o], payload[o + 1]]);
+            p.wkc = u16::from_le_bytes([payload[o + 2], payload[o + 3]]);
+        }
+    }
+
+    /// True if every frame of this cycle has returned.
+    pub fn all_returned(&self) -> bool {
+        self.frames.iter().all(|f| !f.outstanding)
+    }
+}
+
+fn close(
+    mut buf: Vec<u8>,
+    slots: Vec<Slot>,
+    headers: Vec<usize>,
+    pos: usize,
+    mac: [u8; 6],
+) -> Template {
+    // Write the Ethernet and EtherCAT headers and the padding once.
+    buf[0..6].copy_from_slice(&ecat_wire::frame::BROADCAST_MAC);
+    buf[6..12].copy_from_slice(&mac);
+    buf[12..14].copy_from_slice(&ecat_wire::ETHERTYPE_ETHERCAT.to_be_bytes());
+    let len = (pos - FrameBuilder::FIRST) as u16 | 0x1000;
+    buf[14..16].copy_from_slice(&len.to_le_bytes());
+    let end = pos.max(ecat_wire::frame::ETH_MIN_LEN);
+    buf[pos..end].fill(0);
+    Template {
+        buf,
+        len: end,
+        slots,
+        headers,
+        outstanding: false,
+        sent_at: 0,
+        round_trip_ns: 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::{Direction, EntryConfig, PdoConfig, SubDeviceConfig, SyncConfig};
+    use crate::domain::{layout, DomainState};
+    use crate::subdevice::{SiiSyncManager, SubDevice};
+
+    fn setup(out_bytes: usize, subs: u16) -> Vec<Domain> {
+        let s: Vec<SubDevice> = (0..subs)
+            .map(|p| SubDevice {
+                position: p,
+                fmmu_count: 2,
+                sync_managers: vec![
+                    SiiSyncManager {
+                        start: 0x1000,
+                        kind: 3,
+                        ..Default::default()
+                    },
+                    SiiSyncManager {
+                        start: 0x1800,
+                        kind: 4,
+                        ..Default::default()
+                    },
+                ],
+                ..Default::default()
+            })
+            .collect();
+        let c: Vec<SubDeviceConfig> = (0..subs)
+            .map(|_| SubDeviceConfig {
+                sync: vec![
+                    SyncConfig {
+                        index: 0,
+                        direction: Direction::Output,
+                        pdos: vec![PdoConfig {
+                            index: 0x1600,
+                            entries: vec![
+                                EntryConfig {
+                                    index: 0x7000,
+                                    subindex: 1,
+                                    bits: 8
+                                };
+                                out_bytes
+                            ],
+                        }],
+                        domain: 0,
+                    },
+                    SyncConfig {
+                        index: 1,
+                        direction: Direction::Input,
+                        pdos: vec![PdoConfig {
+                            index: 0x1A00,
+                            entries: vec![
+                                EntryConfig {
+                                    index: 0x6000,
+                                    subindex: 1,
+                                    bits: 8
+                                };
+                                2
+                            ],
+                        }],
+                        domain: 0,
+                    },
+                ],
+            })
+            .collect();
+        layout(&s, &c, 1, 0).unwrap().domains
+    }
+
+    /// Answer like a ring: each LRW datagram gets WKC `wkc`, inputs become 0xC0+i.
+    fn ring(frame: &mut [u8], wkc: u16, al: u16) {
+        let mut f = ecat_wire::EcatFrame::new_checked(&mut frame[14..]).unwrap();
+        for d in f.datagrams_mut() {
+            let mut d = d.unwrap();
+            match d.command() {
+                Some(Command::Brd) => {
+                    d.data_mut().copy_from_slice(&al.to_le_bytes());
+                    d.set_wkc(2);
+                }
+                _ => {
+                    let base = d.logical_address() as usize;
+                    for (i, b) in d.data_mut().iter_mut().enumerate() {
+                        if base + i >= 2 {
+                            *b = 0xC0u8.wrapping_add((base + i) as u8);
+                        }
+                    }
+                    d.set_wkc(wkc);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn round_trip_copies_inputs_not_outputs() {
+        let mut doms = setup(1, 2);
+        let mut c = CyclicFrames::new(&doms, [0; 6], true).unwrap();
+        assert_eq!(c.frame_count(), 1);
+        doms[0].outputs_mut().copy_from_slice(&[0x11, 0x22]);
+        c.prepare(&mut doms);
+        let mut f = c.frame(0, 100).to_vec();
+        assert_eq!(
+            &f[16 + 10..16 + 12],
+            &[0x11, 0x22],
+            "outputs patched into the LRW"
+        );
+        // The application changes outputs while the frame is on the wire: must survive.
+        doms[0].outputs_mut()[0] = 0x33;
+        ring(&mut f, 6, 0x08);
+        c.handle_frame(&f, &mut doms, 150);
+        assert_eq!(doms[0].image(), &[0x33, 0x22, 0xC2, 0xC3, 0xC4, 0xC5]);
+        assert_eq!(doms[0].process(), DomainState::Complete);
+        assert_eq!(c.al_probe(), Some((0x08, 2)));
+        assert_eq!(c.round_trip_ns(), 50);
+        assert!(c.all_returned());
+    }
+
+    #[test]
+    fn lost_late_duplicate_corrupt_are_counted() {
+        let mut doms = setup(1, 2);
+        let mut c = CyclicFrames::new(&doms, [0; 6], true).unwrap();
+        c.prepare(&mut doms);
+        let mut old = c.frame(0, 0).to_vec();
+        ring(&mut old, 6, 8);
+        c.prepare(&mut doms); // previous frame never came back
+        assert_eq!(c.counters().frames_lost, 1);
+        let mut f = c.frame(0, 0).to_vec();
+        c.handle_frame(&old, &mut doms, 1);
+        assert_eq!(c.counters().frames_late, 1);
+        assert_eq!(doms[0].process(), DomainState::Zero);
+        ring(&mut f, 6, 8);
+        let mut bad = f.clone();
+        bad[16] = 11; // LWR instead of LRW
+        c.handle_frame(&bad, &mut doms, 1);
+        assert_eq!(c.counters().frames_corrupted, 1);
+        c.handle_frame(&f, &mut doms, 1);
+        c.handle_frame(&f, &mut doms, 1);
+        assert_eq!(c.counters().frames_duplicated, 1);
+        assert_eq!(c.counters().frames_received, 1);
+        c.handle_frame(&f[..20], &mut doms, 1);
+        assert_eq!(c.counters().frames_corrupted, 2);
+    }
+
+    #[test]
+    fn large_images_use_several_frames() {
+        let mut doms = setup(700, 3); // 2100 + 6 bytes -> two datagrams, two frames
+        let mut c = CyclicFrames::new(&doms, [0; 6], true).unwrap();
+        assert_eq!(doms[0].plans.len(), 2);
+        assert_eq!(c.frame_count(), 2);
+        c.prepare(&mut doms);
+        for n in 0..2 {
+            let mut f = c.frame(n, 0).to_vec();
+            assert!(CyclicFrames::is_cyclic(&f));
+            ring(&mut f, 3, 8);
+            c.handle_frame(&f, &mut doms, 0);
+        }
+        assert!(c.all_returned());
+        assert_eq!(doms[0].wkc(), 6);
+    }
+}
