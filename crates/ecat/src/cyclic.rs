@@ -75,6 +75,8 @@ struct Probe {
     /// OR of the AL status of all SubDevices that answered.
     status: u16,
     wkc: u16,
+    /// The frame carrying the probe came back this cycle.
+    returned: bool,
 }
 
 /// The cyclic frame templates. See the module documentation.
@@ -178,9 +180,10 @@ impl CyclicFrames {
         self.counters
     }
 
-    /// AL status probe result of the last cycle: (OR of states, WKC = SubDevices answering).
+    /// AL status probe result of the last cycle: (OR of states, WKC = SubDevices answering);
+    /// `None` if its frame did not come back (a lost frame says nothing about SubDevices).
     pub fn al_probe(&self) -> Option<(u16, u16)> {
-        self.probe.map(|p| (p.status, p.wkc))
+        self.probe.filter(|p| p.returned).map(|p| (p.status, p.wkc))
     }
 
     /// Longest round trip among the frames that returned in the last cycle (ns).
@@ -200,6 +203,7 @@ impl CyclicFrames {
         if let Some(p) = self.probe.as_mut() {
             p.status = 0;
             p.wkc = 0;
+            p.returned = false;
         }
         for d in domains.iter_mut() {
             d.clear_wkc();
@@ -307,6 +311,7 @@ impl CyclicFrames {
             let o = p.at - ETH_HEADER_LEN + HEADER_LEN;
             p.status = u16::from_le_bytes([payload[o], payload[o + 1]]);
             p.wkc = u16::from_le_bytes([payload[o + 2], payload[o + 3]]);
+            p.returned = true;
         }
     }
 

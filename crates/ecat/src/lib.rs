@@ -11,6 +11,9 @@
 //! - [`scan`]: counting, resetting, addressing and identifying the SubDevices;
 //! - [`subdevice`]: what the MainDevice knows about each SubDevice;
 //! - [`esm`]: EtherCAT state machine requests with decoded refusals;
+//! - [`config`], [`domain`], [`cyclic`]: process data layout and the cyclic frames;
+//! - [`supervisor`]: per-SubDevice state machines that bring up and recover SubDevices;
+//! - [`runtime`]: the activated MainDevice (receive / process / send);
 //! - [`maindevice`]: the façade the CLI and applications use.
 
 #![warn(missing_docs)]
@@ -26,9 +29,11 @@ pub mod esm;
 pub mod frame;
 pub mod link;
 pub mod maindevice;
+pub mod runtime;
 pub mod scan;
 mod sii_decode;
 pub mod subdevice;
+pub mod supervisor;
 
 pub use error::{Error, Result};
 pub use maindevice::MainDevice;

@@ -7,6 +7,7 @@ use crate::eeprom;
 use crate::error::{Error, Result};
 use crate::esm;
 use crate::link::{self, Link};
+use crate::runtime::{Activation, Runtime};
 use crate::scan;
 use crate::subdevice::SubDevice;
 use ecat_wire::al::AlState;
@@ -104,6 +105,13 @@ impl MainDevice {
         let station = self.subdevice(position)?.station;
         self.bus
             .write_expect(Command::Fpwr, station, address, data, 1)
+    }
+
+    /// Activate: lay out the process data and hand the bus to the cyclic [`Runtime`], whose
+    /// supervisor walks every SubDevice up to `act.target` while the application cycles.
+    pub fn activate(self, act: Activation) -> Result<Runtime> {
+        let (link, engine, clock) = self.bus.into_parts();
+        Runtime::new(link, engine, clock, self.subdevices, act)
     }
 
     /// Write one SII word of the SubDevice at `position`.

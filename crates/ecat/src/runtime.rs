@@ -1,0 +1,308 @@
+//! The activated MainDevice: process data every cycle, IgH-style.
+//!
+//! [`Runtime`] owns the link, the acyclic frame engine, the domains, the cyclic frame templates
+//! and the supervisor. The application's cycle is IgH's:
+//! [`receive`](Runtime::receive) → [`process`](Runtime::process) → read inputs / write outputs →
+//! [`send`](Runtime::send); or [`cycle`](Runtime::cycle) for all of it, or
+//! [`tx_rx`](Runtime::tx_rx) to send and wait for the frames to come back (the round trip).
+//!
+//! `send` transmits the cyclic frames first, then at most one acyclic frame (the supervisor's
+//! work and any queued requests), so acyclic work never delays process data. Received frames
+//! are told apart by their first datagram index (cyclic ones have bit 7). Nothing here
+//! allocates per cycle.
+
+use crate::clock::Clock;
+use crate::config::SubDeviceConfig;
+use crate::cyclic::{CyclicCounters, CyclicFrames};
+use crate::domain::{layout, Domain};
+use crate::error::{Error, Result};
+use crate::frame::{EngineConfig, EngineCounters, FrameEngine};
+use crate::link::{Link, LinkCounters};
+use crate::subdevice::SubDevice;
+use crate::supervisor::{Event, Supervisor, SupervisorTiming};
+use ecat_wire::al::AlState;
+
+/// How to activate.
+#[derive(Debug, Clone)]
+pub struct Activation {
+    /// Process data configuration per SubDevice (by position); `None` = from the SII.
+    pub configs: Option<Vec<SubDeviceConfig>>,
+    /// Number of domains.
+    pub domains: usize,
+    /// State to bring every SubDevice to.
+    pub target: AlState,
+    /// Logical address of the first domain.
+    pub logical_base: u32,
+    /// Supervisor timing.
+    pub timing: SupervisorTiming,
+}
+
+impl Default for Activation {
+    fn default() -> Self {
+        Activation {
+            configs: None,
+            domains: 1,
+            target: AlState::Op,
+            logical_base: 0,
+            timing: SupervisorTiming::default(),
+        }
+    }
+}
+
+/// The MainDevice in its cyclic phase.
+pub struct Runtime {
+    link: Box<dyn Link>,
+    engine: FrameEngine,
+    clock: Clock,
+    domains: Vec<Domain>,
+    frames: CyclicFrames,
+    supervisor: Supervisor,
+    rx: Vec<u8>,
+    tx: Vec<u8>,
+    cycle: u64,
+}
+
+impl std::fmt::Debug for Runtime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Runtime")
+            .field("cycle", &self.cycle)
+            .finish()
+    }
+}
+
+impl Runtime {
+    /// Build the runtime from a scanned bus. The SubDevices are walked up to the target by the
+    /// supervisor while the application cycles.
+    pub fn new(
+        link: Box<dyn Link>,
+        mut engine: FrameEngine,
+        clock: Clock,
+        subs: Vec<SubDevice>,
+        act: Activation,
+    ) -> Result<Runtime> {
+        let configs = match act.configs {
+            Some(c) if c.len() == subs.len() => c,
+            Some(c) => {
+                return Err(Error::Invalid(format!(
+                    "the process data configuration describes {} SubDevices but the bus has {}",
+                    c.len(),
+                    subs.len()
+                )))
+            }
+            None => subs.iter().map(SubDeviceConfig::from_sii).collect(),
+        };
+        let lay = layout(&subs, &configs, act.domains.max(1), act.logical_base)?;
+        let frames = CyclicFrames::new(&lay.domains, link.mac(), true)?;
+        engine.set_config(EngineConfig {
+            timeout_ns: 10_000_000,
+            retries: 2,
+        });
+        let fmmus = lay.mappings.into_iter().map(|m| m.fmmus).collect();
+        let supervisor = Supervisor::new(subs, configs, fmmus, act.target, act.timing);
+        Ok(Runtime {
+            link,
+            engine,
+            clock,
+            domains: lay.domains,
+            frames,
+            supervisor,
+            rx: vec![0; 2048],
+            tx: vec![0; 1518],
+            cycle: 0,
+        })
+    }
+
+    /// Now on the runtime's clock (ns).
+    pub fn now(&self) -> u64 {
+        self.clock.now_ns()
+    }
+
+    /// The clock.
+    pub fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
+    /// Cycles sent so far.
+    pub fn cycle_count(&self) -> u64 {
+        self.cycle
+    }
+
+    /// Domain `i`.
+    pub fn domain(&self, i: usize) -> &Domain {
+        &self.domains[i]
+    }
+
+    /// Domain `i`, writable (write outputs between `process` and `send`).
+    pub fn domain_mut(&mut self, i: usize) -> &mut Domain {
+        &mut self.domains[i]
+    }
+
+    /// All domains.
+    pub fn domains(&self) -> &[Domain] {
+        &self.domains
+    }
+
+    /// The link.
+    pub fn link(&self) -> &dyn Link {
+        &*self.link
+    }
+
+    /// The link, writable (tests reach the simulated network through it).
+    pub fn link_mut(&mut self) -> &mut dyn Link {
+        &mut *self.link
+    }
+
+    /// The supervisor (states, lost SubDevices).
+    pub fn supervisor(&self) -> &Supervisor {
+        &self.supervisor
+    }
+
+    /// Drive every SubDevice to `state`.
+    pub fn request_state(&mut self, state: AlState) {
+        self.supervisor.set_target(state);
+    }
+
+    /// Next event (SubDevice lost, back, state reached, refusal).
+    pub fn next_event(&mut self) -> Option<Event> {
+        self.supervisor.next_event()
+    }
+
+    /// Counters of the cyclic path, the acyclic engine and the link.
+    pub fn counters(&self) -> (CyclicCounters, EngineCounters, LinkCounters) {
+        (
+            self.frames.counters(),
+            self.engine.counters(),
+            self.link.counters(),
+        )
+    }
+
+    /// Frames per cycle and bytes per cycle of the cyclic path.
+    pub fn frame_layout(&self) -> (usize, usize) {
+        (self.frames.frame_count(), self.frames.bytes_per_cycle())
+    }
+
+    /// Longest round trip of the last cycle's frames (ns, 0 if none returned).
+    pub fn round_trip_ns(&self) -> u64 {
+        self.frames.round_trip_ns()
+    }
+
+    fn dispatch(&mut self, n: usize, now: u64) {
+        let frame = &self.rx[..n];
+        if CyclicFrames::is_cyclic(frame) {
+            self.frames.handle_frame(frame, &mut self.domains, now);
+        } else {
+            self.engine.handle_frame(frame, now);
+        }
+    }
+
+    /// Collect every frame that has arrived (never waits).
+    pub fn receive(&mut self) -> Result<()> {
+        while let Some(n) = self.link.recv(&mut self.rx, None)? {
+            let now = self.clock.now_ns();
+            self.dispatch(n, now);
+        }
+        self.engine.poll_timeouts(self.clock.now_ns());
+        Ok(())
+    }
+
+    /// Evaluate the working counters of every domain (IgH: `ecrt_domain_process`).
+    pub fn process(&mut self) {
+        for d in &mut self.domains {
+            d.process();
+        }
+    }
+
+    /// Send the cyclic frames (outputs as they are in the domain images now), then advance the
+    /// supervisor and send at most one acyclic frame.
+    pub fn send(&mut self) -> Result<()> {
+        let now = self.clock.now_ns();
+        let probe = self.frames.al_probe();
+        self.cycle += 1;
+        self.frames.prepare(&mut self.domains);
+        for n in 0..self.frames.frame_count() {
+            let f = self.frames.frame(n, now);
+            self.link.send(f)?;
+        }
+        self.supervisor
+            .poll(&mut self.engine, now, self.cycle, probe);
+        if let Some(n) = self.engine.poll_transmit(now, &mut self.tx) {
+            self.link.send(&self.tx[..n])?;
+        }
+        Ok(())
+    }
+
+    /// IgH's cycle: receive what came back from the last send, process, send again.
+    pub fn cycle(&mut self) -> Result<()> {
+        self.receive()?;
+        self.process();
+        self.send()
+    }
+
+    /// Send and wait up to `timeout_ns` for every cyclic frame to return, then process.
+    /// Returns true if all came back. On virtual time it never waits.
+    pub fn tx_rx(&mut self, timeout_ns: u64) -> Result<bool> {
+        self.send()?;
+        let deadline = self.clock.now_ns() + timeout_ns;
+        while !self.frames.all_returned() {
+            let until = self.clock.instant_at(deadline);
+            if until.is_some_and(|u| u <= std::time::Instant::now()) {
+                break;
+            }
+            match self.link.recv(&mut self.rx, until)? {
+                Some(n) => {
+                    let now = self.clock.now_ns();
+                    self.dispatch(n, now);
+                }
+                None => break,
+            }
+        }
+        self.receive()?;
+        self.process();
+        Ok(self.frames.all_returned())
+    }
+
+    /// Ask every SubDevice for `state` and cycle (with `tx_rx`, advancing virtual time by
+    /// `period_ns` per cycle if the clock is virtual, sleeping otherwise) until all are there
+    /// or `max_cycles` have passed.
+    pub fn run_until_state(
+        &mut self,
+        state: AlState,
+        period_ns: u64,
+        max_cycles: u64,
+    ) -> Result<()> {
+        self.request_state(state);
+        for _ in 0..max_cycles {
+            let start = self.clock.now_ns();
+            self.tx_rx(period_ns)?;
+            if self.supervisor.all_running() {
+                return Ok(());
+            }
+            let end = start + period_ns;
+            match self.clock.instant_at(end) {
+                Some(t) => {
+                    let now = std::time::Instant::now();
+                    if t > now {
+                        std::thread::sleep(t - now);
+                    }
+                }
+                None => self.clock.wait_until(end),
+            }
+        }
+        let behind: Vec<String> = self
+            .supervisor
+            .states()
+            .filter(|(_, st, lost)| *lost || st.state() != Some(state) || st.error())
+            .map(|(s, st, lost)| {
+                if lost {
+                    format!("{} (lost)", s.who())
+                } else {
+                    format!("{} ({st})", s.who())
+                }
+            })
+            .collect();
+        Err(Error::Invalid(format!(
+            "not every SubDevice reached {state} within {max_cycles} cycles: {}",
+            behind.join(", ")
+        )))
+    }
+}

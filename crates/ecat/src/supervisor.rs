@@ -1,0 +1,635 @@
+//! The supervisor: brings every SubDevice to the requested state and keeps it there, while the
+//! cyclic frames keep flowing.
+//!
+//! One small state machine per SubDevice, advanced once per cycle ([`Supervisor::poll`]); each
+//! step is one datagram submitted to the acyclic [`FrameEngine`] (so it rides in the budgeted
+//! acyclic frame of the cycle) and judged when its answer arrives. The same steps serve the
+//! first bring-up and every recovery:
+//!
+//! `Reset (INIT+ack) → WaitInit → clear FMMUs/SMs → mailbox SMs → PREOP → process data SMs →
+//! FMMUs → SAFEOP → OP → Running`.
+//!
+//! While everything is fine the supervisor sends nothing: the cyclic BRD of AL status (see
+//! [`crate::cyclic`]) is the watchdog. When it shows a change, every running SubDevice reads
+//! its AL status once; one that is not at the target is reset and walked up again, one that
+//! does not answer is *lost* (reported with the cycle). A lost SubDevice's position is probed
+//! every few milliseconds; when a device answers there with our station address or none
+//! (power-cycled), it gets its address back, its identity is checked against the SII, and it
+//! is configured and returned to the target state, without disturbing the others.
+
+use crate::config::SubDeviceConfig;
+use crate::error::Who;
+use crate::frame::{FrameEngine, Handle, Status};
+use crate::subdevice::SubDevice;
+use ecat_wire::al::{AlControl, AlState, AlStatus, AlStatusCode};
+use ecat_wire::register::{self as reg, eeprom as ee, FmmuRepr, SmRepr};
+use ecat_wire::Command;
+use std::collections::VecDeque;
+use std::fmt;
+
+/// Something the supervisor wants the application to know.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Event {
+    /// A SubDevice stopped answering.
+    Lost {
+        /// Which.
+        who: Who,
+        /// Cycle when it was noticed.
+        cycle: u64,
+    },
+    /// A lost SubDevice answers again (configuration follows).
+    Found {
+        /// Which.
+        who: Who,
+        /// Cycle when it answered.
+        cycle: u64,
+        /// Cycles it was gone.
+        gone_cycles: u64,
+    },
+    /// A SubDevice reached the target state.
+    Reached {
+        /// Which.
+        who: Who,
+        /// State.
+        state: AlState,
+        /// Cycle.
+        cycle: u64,
+    },
+    /// A SubDevice refused a state.
+    Refused {
+        /// Which.
+        who: Who,
+        /// State requested.
+        requested: AlState,
+        /// What it reported.
+        status: AlStatus,
+        /// Why.
+        code: AlStatusCode,
+        /// Cycle.
+        cycle: u64,
+    },
+    /// The device now at a lost SubDevice's place is a different one.
+    WrongDevice {
+        /// Which place.
+        who: Who,
+        /// Vendor and product found.
+        found: (u32, u32),
+        /// Cycle.
+        cycle: u64,
+    },
+}
+
+impl fmt::Display for Event {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Event::Lost { who, cycle } => write!(f, "cycle {cycle}: {who} lost (no answer)"),
+            Event::Found { who, cycle, gone_cycles } => {
+                write!(f, "cycle {cycle}: {who} is back after {gone_cycles} cycles; configuring it again")
+            }
+            Event::Reached { who, state, cycle } => write!(f, "cycle {cycle}: {who} is in {state}"),
+            Event::Refused { who, requested, status, code, cycle } => write!(
+                f,
+                "cycle {cycle}: {who} refused {requested}: AL status {status}, code {code}"
+            ),
+            Event::WrongDevice { who, found, cycle } => write!(
+                f,
+                "cycle {cycle}: a different device (vendor 0x{:08X}, product 0x{:08X}) is now at the place of {who}; not configuring it",
+                found.0, found.1
+            ),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Running,
+    Check,
+    Lost { next_probe: u64 },
+    Probe,
+    Readdress,
+    IdentCmd,
+    IdentPoll,
+    Reset,
+    WaitInit,
+    ClearFmmus,
+    ClearSms,
+    Mailbox,
+    Request(AlState),
+    Wait(AlState),
+    PdSm(usize),
+    Fmmus,
+    Backoff { until: u64 },
+}
+
+#[derive(Debug)]
+struct Sub {
+    info: SubDevice,
+    config: SubDeviceConfig,
+    fmmus: Vec<FmmuRepr>,
+    phase: Phase,
+    pending: Option<Handle>,
+    lost_at_cycle: u64,
+    wait_deadline: u64,
+    status: AlStatus,
+    code: AlStatusCode,
+}
+
+/// Timing of the supervisor (nanoseconds).
+#[derive(Debug, Clone, Copy)]
+pub struct SupervisorTiming {
+    /// How long a SubDevice may take for one state change.
+    pub transition_timeout: u64,
+    /// How often a lost SubDevice's position is probed.
+    pub probe_interval: u64,
+    /// Pause after a refused transition before trying again.
+    pub backoff: u64,
+}
+
+impl Default for SupervisorTiming {
+    fn default() -> Self {
+        SupervisorTiming {
+            transition_timeout: 5_000_000_000,
+            probe_interval: 10_000_000,
+            backoff: 1_000_000_000,
+        }
+    }
+}
+
+/// The per-SubDevice state machines. See the module documentation.
+#[derive(Debug)]
+pub struct Supervisor {
+    subs: Vec<Sub>,
+    target: AlState,
+    events: VecDeque<Event>,
+    timing: SupervisorTiming,
+    /// Probe result that counts as "all well" (WKC, state bits).
+    expected_probe: (u16, u16),
+}
+
+const MAX_EVENTS: usize = 1024;
+
+impl Supervisor {
+    /// Supervise `subs` with their process data `configs` and FMMU programming, starting every
+    /// one from a reset towards `target`.
+    pub fn new(
+        subs: Vec<SubDevice>,
+        configs: Vec<SubDeviceConfig>,
+        fmmus: Vec<Vec<FmmuRepr>>,
+        target: AlState,
+        timing: SupervisorTiming,
+    ) -> Supervisor {
+        let subs = subs
+            .into_iter()
+            .zip(configs)
+            .zip(fmmus)
+            .map(|((info, config), fmmus)| Sub {
+                status: info.al_status,
+                code: info.al_status_code,
+                info,
+                config,
+                fmmus,
+                phase: Phase::Reset,
+                pending: None,
+                lost_at_cycle: 0,
+                wait_deadline: 0,
+            })
+            .collect();
+        let mut s = Supervisor {
+            subs,
+            target,
+            events: VecDeque::with_capacity(MAX_EVENTS),
+            timing,
+            expected_probe: (0, 0),
+        };
+        s.update_expected_probe();
+        s
+    }
+
+    /// The state every SubDevice is driven to.
+    pub fn target(&self) -> AlState {
+        self.target
+    }
+
+    /// Drive every SubDevice to `state` (walking up from INIT where needed).
+    pub fn set_target(&mut self, state: AlState) {
+        if state != self.target {
+            self.target = state;
+            for s in &mut self.subs {
+                if matches!(s.phase, Phase::Running) {
+                    s.phase = Phase::Check;
+                }
+            }
+            self.update_expected_probe();
+        }
+    }
+
+    /// True if every SubDevice is running in the target state.
+    pub fn all_running(&self) -> bool {
+        self.subs.iter().all(|s| s.phase == Phase::Running)
+    }
+
+    /// Number of SubDevices currently lost.
+    pub fn lost_count(&self) -> usize {
+        self.subs
+            .iter()
+            .filter(|s| matches!(s.phase, Phase::Lost { .. } | Phase::Probe))
+            .count()
+    }
+
+    /// Last known AL status of each SubDevice, by position.
+    pub fn states(&self) -> impl Iterator<Item = (&SubDevice, AlStatus, bool)> {
+        self.subs.iter().map(|s| {
+            let lost = matches!(s.phase, Phase::Lost { .. } | Phase::Probe);
+            (&s.info, s.status, lost)
+        })
+    }
+
+    /// Take the next event, if any.
+    pub fn next_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    fn emit(&mut self, e: Event) {
+        if self.events.len() == MAX_EVENTS {
+            self.events.pop_front();
+        }
+        self.events.push_back(e);
+    }
+
+    fn update_expected_probe(&mut self) {
+        let present = self
+            .subs
+            .iter()
+            .filter(|s| !matches!(s.phase, Phase::Lost { .. } | Phase::Probe))
+            .count() as u16;
+        self.expected_probe = (present, self.target as u16);
+    }
+
+    /// Advance every state machine by at most one step. `probe` is the cyclic AL-status probe
+    /// of the cycle that just ended (OR of states, WKC), if the cyclic frames carry one.
+    pub fn poll(
+        &mut self,
+        engine: &mut FrameEngine,
+        now: u64,
+        cycle: u64,
+        probe: Option<(u16, u16)>,
+    ) {
+        if let Some((status, wkc)) = probe {
+            let (want_wkc, want_state) = self.expected_probe;
+            if wkc != want_wkc || status != want_state {
+                for s in &mut self.subs {
+                    if s.phase == Phase::Running {
+                        s.phase = Phase::Check;
+                    }
+                }
+                // A lost SubDevice may be back: probe now rather than at the next interval.
+                if wkc > want_wkc {
+                    for s in &mut self.subs {
+                        if let Phase::Lost { .. } = s.phase {
+                            s.phase = Phase::Lost { next_probe: now };
+                        }
+                    }
+                }
+            }
+        }
+        for i in 0..self.subs.len() {
+            self.step(i, engine, now, cycle);
+        }
+    }
+
+    fn step(&mut self, i: usize, engine: &mut FrameEngine, now: u64, cycle: u64) {
+        // 1. Judge the answer to the datagram in flight, if it has come.
+        if let Some(h) = self.subs[i].pending {
+            match engine.status(h) {
+                Status::Pending => return,
+                Status::Done => {
+                    let mut buf = [0u8; 16];
+                    let (n, wkc) = match engine.response(h) {
+                        Some((d, w)) => {
+                            let n = d.len().min(16);
+                            buf[..n].copy_from_slice(&d[..n]);
+                            (n, w)
+                        }
+                        None => (0, 0),
+                    };
+                    engine.release(h);
+                    self.subs[i].pending = None;
+                    self.judge(i, &buf[..n], wkc, now, cycle);
+                }
+                Status::Failed | Status::Stale => {
+                    engine.release(h);
+                    self.subs[i].pending = None;
+                    self.lose(i, now, cycle);
+                }
+            }
+        }
+        // 2. Submit the datagram of the current phase.
+        if let Some((cmd, adp, ado, data, len)) = self.request(i, now) {
+            let payload = &data[..len];
+            if let Ok(h) = engine.submit_with(cmd, adp as u32 | (ado as u32) << 16, payload, 2) {
+                self.subs[i].pending = Some(h);
+            }
+        }
+    }
+
+    fn lose(&mut self, i: usize, now: u64, cycle: u64) {
+        let s = &mut self.subs[i];
+        if matches!(s.phase, Phase::Lost { .. } | Phase::Probe) {
+            s.phase = Phase::Lost {
+                next_probe: now + self.timing.probe_interval,
+            };
+            return;
+        }
+        s.phase = Phase::Lost {
+            next_probe: now + self.timing.probe_interval,
+        };
+        s.lost_at_cycle = cycle;
+        let who = s.info.who();
+        self.emit(Event::Lost { who, cycle });
+        self.update_expected_probe();
+    }
+
+    /// The datagram for the current phase: (command, ADP, ADO, data buffer, length).
+    fn request(&mut self, i: usize, now: u64) -> Option<(Command, u16, u16, [u8; 256], usize)> {
+        let s = &mut self.subs[i];
+        let st = s.info.station;
+        let mut d = [0u8; 256];
+        let mut put = |bytes: &[u8]| {
+            d[..bytes.len()].copy_from_slice(bytes);
+            bytes.len()
+        };
+        let (cmd, adp, ado, len) = match s.phase {
+            Phase::Running => return None,
+            Phase::Lost { next_probe } => {
+                if now < next_probe {
+                    return None;
+                }
+                s.phase = Phase::Probe;
+                (
+                    Command::Aprd,
+                    0u16.wrapping_sub(s.info.position),
+                    reg::STATION_ADDRESS,
+                    put(&[0, 0]),
+                )
+            }
+            Phase::Probe => return None,
+            Phase::Backoff { until } => {
+                if now < until {
+                    return None;
+                }
+                s.phase = Phase::Reset;
+                return self.request(i, now);
+            }
+            Phase::Check | Phase::WaitInit | Phase::Wait(_) => {
+                (Command::Fprd, st, reg::AL_STATUS, put(&[0; 6]))
+            }
+            Phase::Readdress => (
+                Command::Apwr,
+                0u16.wrapping_sub(s.info.position),
+                reg::STATION_ADDRESS,
+                put(&st.to_le_bytes()),
+            ),
+            Phase::IdentCmd => {
+                let mut c = [0u8; 6];
+                c[0..2].copy_from_slice(&ee::CMD_READ.to_le_bytes());
+                c[2..4].copy_from_slice(&ecat_wire::sii::word::VENDOR_ID.to_le_bytes());
+                (Command::Fpwr, st, reg::EEPROM_CONTROL, put(&c))
+            }
+            Phase::IdentPoll => (Command::Fprd, st, reg::EEPROM_CONTROL, put(&[0; 14])),
+            Phase::Reset => {
+                let c = AlControl::request(AlState::Init, true).0.to_le_bytes();
+                (Command::Fpwr, st, reg::AL_CONTROL, put(&c))
+            }
+            Phase::ClearFmmus => {
+                let n = (s.info.fmmu_count.clamp(1, 16) as usize) * FmmuRepr::LEN;
+                (Command::Fpwr, st, reg::FMMU0, put(&[0u8; 256][..n]))
+            }
+            Phase::ClearSms => {
+                let n = (s.info.sm_count.clamp(1, 16) as usize) * SmRepr::LEN;
+                (Command::Fpwr, st, reg::SM0, put(&[0u8; 128][..n]))
+            }
+            Phase::Mailbox => {
+                let m = s.info.mailbox;
+                let ctrl = |n: usize, def: u8| {
+                    s.info
+                        .sync_managers
+                        .get(n)
+                        .map(|x| x.control)
+                        .filter(|&c| c != 0)
+                        .unwrap_or(def)
+                };
+                let mut b = [0u8; 16];
+                let sm0 = SmRepr {
+                    start: m.rx.offset,
+                    length: m.rx.size,
+                    control: ctrl(0, 0x26),
+                    activate: 1,
+                    ..Default::default()
+                };
+                let tx_len = if m.tx.size == 0 { m.rx.size } else { m.tx.size };
+                let sm1 = SmRepr {
+                    start: m.tx.offset,
+                    length: tx_len,
+                    control: ctrl(1, 0x22),
+                    activate: 1,
+                    ..Default::default()
+                };
+                let _ = sm0.emit(&mut b[..8]);
+                let _ = sm1.emit(&mut b[8..]);
+                (Command::Fpwr, st, reg::SM0, put(&b))
+            }
+            Phase::Request(state) => {
+                let c = AlControl::request(state, s.status.error()).0.to_le_bytes();
+                s.wait_deadline = now + self.timing.transition_timeout;
+                (Command::Fpwr, st, reg::AL_CONTROL, put(&c))
+            }
+            Phase::PdSm(k) => {
+                let sync = &s.config.sync[k];
+                let mut b = [0u8; 8];
+                let _ = SubDeviceConfig::sm_register(&s.info, sync).emit(&mut b);
+                (Command::Fpwr, st, reg::sm(sync.index), put(&b))
+            }
+            Phase::Fmmus => {
+                let mut b = [0u8; 256];
+                for (n, f) in s.fmmus.iter().enumerate().take(16) {
+                    let _ = f.emit(&mut b[n * 16..n * 16 + 16]);
+                }
+                (
+                    Command::Fpwr,
+                    st,
+                    reg::FMMU0,
+                    put(&b[..s.fmmus.len().min(16) * 16]),
+                )
+            }
+        };
+        Some((cmd, adp, ado, d, len))
+    }
+
+    /// The phase after `Mailbox`/`PREOP` work, depending on the target.
+    fn after(&self, i: usize, reached: AlState) -> Phase {
+        let s = &self.subs[i];
+        match reached {
+            AlState::Init if self.target == AlState::Init => Phase::Running,
+            AlState::Init => Phase::ClearFmmus,
+            AlState::PreOp | AlState::Boot if self.target <= AlState::PreOp => Phase::Running,
+            AlState::PreOp | AlState::Boot => {
+                if !s.config.sync.is_empty() {
+                    Phase::PdSm(0)
+                } else {
+                    self.fmmus_or_safeop(i)
+                }
+            }
+            AlState::SafeOp if self.target == AlState::Op => Phase::Request(AlState::Op),
+            _ => Phase::Running,
+        }
+    }
+
+    /// FMMUs next, or straight to SAFEOP when the SubDevice has none (a coupler).
+    fn fmmus_or_safeop(&self, i: usize) -> Phase {
+        if self.subs[i].fmmus.is_empty() {
+            Phase::Request(AlState::SafeOp)
+        } else {
+            Phase::Fmmus
+        }
+    }
+
+    fn judge(&mut self, i: usize, d: &[u8], wkc: u16, now: u64, cycle: u64) {
+        let phase = self.subs[i].phase;
+        if wkc == 0 && phase != Phase::Probe {
+            self.lose(i, now, cycle);
+            return;
+        }
+        let next = match phase {
+            Phase::Probe => {
+                if wkc == 0 {
+                    self.lose(i, now, cycle);
+                    return;
+                }
+                let found = u16::from_le_bytes([d[0], d[1]]);
+                let s = &self.subs[i];
+                if found != 0 && found != s.info.station {
+                    // Someone else sits at this position now (the ring is shorter).
+                    self.lose(i, now, cycle);
+                    return;
+                }
+                let who = s.info.who();
+                let gone = cycle.saturating_sub(s.lost_at_cycle);
+                self.emit(Event::Found {
+                    who,
+                    cycle,
+                    gone_cycles: gone,
+                });
+                self.subs[i].phase = Phase::Readdress;
+                self.update_expected_probe();
+                return;
+            }
+            Phase::Readdress => Phase::IdentCmd,
+            Phase::IdentCmd => Phase::IdentPoll,
+            Phase::IdentPoll => {
+                let status = u16::from_le_bytes([d[0], d[1]]);
+                if status & ee::BUSY != 0 {
+                    Phase::IdentPoll
+                } else if status & ee::ERR_MASK != 0 {
+                    Phase::IdentCmd
+                } else {
+                    let vendor = u32::from_le_bytes([d[6], d[7], d[8], d[9]]);
+                    let eight = status & ee::READ_8_BYTES != 0;
+                    let product = u32::from_le_bytes([d[10], d[11], d[12], d[13]]);
+                    let id = self.subs[i].info.identity;
+                    if vendor != id.vendor_id || (eight && product != id.product_code) {
+                        let who = self.subs[i].info.who();
+                        self.emit(Event::WrongDevice {
+                            who,
+                            found: (vendor, if eight { product } else { 0 }),
+                            cycle,
+                        });
+                        Phase::Backoff {
+                            until: now + self.timing.backoff,
+                        }
+                    } else {
+                        Phase::Reset
+                    }
+                }
+            }
+            Phase::Reset => Phase::WaitInit,
+            Phase::ClearFmmus => Phase::ClearSms,
+            Phase::ClearSms => {
+                if self.subs[i].info.mailbox.present() && self.target >= AlState::PreOp {
+                    Phase::Mailbox
+                } else if self.target >= AlState::PreOp {
+                    Phase::Request(AlState::PreOp)
+                } else {
+                    Phase::Running
+                }
+            }
+            Phase::Mailbox => Phase::Request(AlState::PreOp),
+            Phase::Request(s) => Phase::Wait(s),
+            Phase::PdSm(k) => {
+                if k + 1 < self.subs[i].config.sync.len() {
+                    Phase::PdSm(k + 1)
+                } else {
+                    self.fmmus_or_safeop(i)
+                }
+            }
+            Phase::Fmmus => Phase::Request(AlState::SafeOp),
+            Phase::Check | Phase::WaitInit | Phase::Wait(_) => {
+                let status = AlStatus(u16::from_le_bytes([d[0], d[1]]));
+                let code = AlStatusCode(u16::from_le_bytes([d[4], d[5]]));
+                let s = &mut self.subs[i];
+                s.status = status;
+                s.code = code;
+                let want = match phase {
+                    Phase::WaitInit => AlState::Init,
+                    Phase::Wait(w) => w,
+                    _ => self.target,
+                };
+                if status.state() == Some(want) && !status.error() {
+                    if phase == Phase::Check || (want == self.target && phase != Phase::WaitInit) {
+                        if phase != Phase::Check {
+                            let who = s.info.who();
+                            self.emit(Event::Reached {
+                                who,
+                                state: want,
+                                cycle,
+                            });
+                        }
+                        Phase::Running
+                    } else {
+                        self.after(i, want)
+                    }
+                } else if phase == Phase::Check {
+                    // Not where it should be: walk it up again from INIT.
+                    Phase::Reset
+                } else if status.error() && phase != Phase::WaitInit {
+                    let who = s.info.who();
+                    self.emit(Event::Refused {
+                        who,
+                        requested: want,
+                        status,
+                        code,
+                        cycle,
+                    });
+                    Phase::Backoff {
+                        until: now + self.timing.backoff,
+                    }
+                } else if now > s.wait_deadline && phase != Phase::WaitInit {
+                    let who = s.info.who();
+                    self.emit(Event::Refused {
+                        who,
+                        requested: want,
+                        status,
+                        code,
+                        cycle,
+                    });
+                    Phase::Backoff {
+                        until: now + self.timing.backoff,
+                    }
+                } else {
+                    phase
+                }
+            }
+            Phase::Running | Phase::Lost { .. } | Phase::Backoff { .. } => phase,
+        };
+        self.subs[i].phase = next;
+    }
+}
