@@ -55,6 +55,9 @@ struct Slot {
     len: usize,
 }
 
+/// A frame being filled during layout: buffer, slots, datagram header offsets, next offset.
+type OpenFrame = (Vec<u8>, Vec<Slot>, Vec<usize>, usize);
+
 #[derive(Debug)]
 struct Template {
     buf: Vec<u8>,
@@ -93,7 +96,7 @@ impl CyclicFrames {
     /// AL status.
     pub fn new(domains: &[Domain], mac: [u8; 6], al_probe: bool) -> Result<CyclicFrames> {
         let mut frames: Vec<Template> = Vec::new();
-        let mut open: Option<(Vec<u8>, Vec<Slot>, Vec<usize>, usize)> = None;
+        let mut open: Option<OpenFrame> = None;
         let mut items: Vec<(Option<(usize, usize)>, DatagramRepr)> = Vec::new();
         for d in domains {
             for (i, p) in d.plans.iter().enumerate() {

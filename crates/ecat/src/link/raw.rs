@@ -215,7 +215,7 @@ impl Link for RawSocket {
                 }
             }
             let n = rc as usize;
-            let ours = sll.sll_pkttype == libc::PACKET_OUTGOING as u8;
+            let ours = sll.sll_pkttype == libc::PACKET_OUTGOING;
             let ecat = n >= 14 && buf[12..14] == ETHERTYPE_ETHERCAT.to_be_bytes();
             if ours || !ecat {
                 self.counters.rx_ignored += 1;
