@@ -64,8 +64,8 @@ pub struct SmSpec {
     pub length: u16,
     /// Control byte.
     pub control: u8,
-    /// Enabled by default.
-    pub enable: bool,
+    /// SII enable byte: bit 0 enabled by default, bit 3 enable in OP only.
+    pub enable: u8,
     /// Use.
     pub kind: SyncManagerType,
 }
@@ -230,7 +230,7 @@ pub fn build_sii(spec: &DeviceSpec, serial: u32) -> Vec<u8> {
             length: s.length,
             control: s.control,
             status: 0,
-            enable: s.enable as u8,
+            enable: s.enable,
             kind: s.kind,
         })
         .collect();

@@ -35,10 +35,12 @@ impl Esc {
     }
 
     /// Store one written byte. Some registers act on the write but keep their own value
-    /// (DC latch/system time, handled later by the DC model).
+    /// (DC latch/system time, handled later by the DC model), and the EEPROM registers
+    /// 0x0502–0x050F are locked while a command is busy (the write still counts; unverified).
     pub(crate) fn store(&mut self, a: u32, v: u8) {
         match a {
             0x0900..=0x0903 | 0x0910..=0x0917 => {}
+            0x0502..=0x050F if self.eeprom.pending.is_some() => {}
             _ => {
                 if let Some(m) = self.mem.get_mut(a as usize) {
                     *m = v;
