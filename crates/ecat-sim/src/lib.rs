@@ -1,1 +1,30 @@
-//! The virtual EtherCAT network (being written).
+//! # ecat-sim: a virtual EtherCAT network that answers real frames
+//!
+//! A [`Network`] is a line of SubDevices; [`Network::process_frame`] takes one whole Ethernet
+//! frame and returns it the way the ring of ESCs would: every datagram executed by every ESC
+//! in wiring order, working counters and IRQ fields updated, the source MAC marked as
+//! returned. Networks come from presets ([`Network::preset`]) or TOML files
+//! ([`Network::from_file`]) listing catalogue models ([`devices`]) or raw SII images.
+//!
+//! Each ESC ([`Esc`]) models the register space, process RAM, SyncManager mailbox gating,
+//! FMMU (logical) addressing, the SII EEPROM interface and the AL state machine; see the
+//! module notes in [`esc`]. The model must behave like real ESCs, not merely agree with our
+//! own MainDevice: behaviour is taken from the reference and checked against captures of real
+//! devices where they exist (the notes name them).
+//!
+//! Nothing from the wire can panic: malformed frames are dropped and counted.
+
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod devices;
+mod error;
+pub mod esc;
+mod netfile;
+mod network;
+pub mod sii_info;
+
+pub use error::SimError;
+pub use esc::{Behaviour, Esc, EscChip};
+pub use network::{Network, SimCounters, SubDeviceSummary};
+pub use sii_info::{SiiError, SiiInfo};

@@ -1,0 +1,148 @@
+//! Logical commands (LRD, LWR, LRW) through the FMMUs, bit by bit.
+//!
+//! Every enabled FMMU whose type allows the direction maps logical bits
+//! `[start·8 + start_bit, … + bit_count)` onto physical bits from
+//! `physical_start·8 + physical_start_bit`. Only the part overlapping the datagram is touched:
+//! a read copies memory bits into the frame (unmapped bits pass through, i.e.
+//! `out = mem & mask | in & !mask`), a write copies the bits as they arrived into memory. The
+//! physical bytes go through the same SyncManager gate as physical commands. WKC: +1 if any
+//! read happened, +2 for LRW (+1 for LWR) if any write happened, once per ESC.
+
+use super::access::WriteCtx;
+use super::syncman::Dir;
+use super::{DatagramOutcome, Esc};
+use ecat_wire::datagram::Datagram;
+use ecat_wire::register::{self as reg, FmmuRepr};
+use ecat_wire::Command;
+
+fn bit(buf: &[u8], i: u64) -> bool {
+    buf[(i / 8) as usize] & (1 << (i % 8)) != 0
+}
+
+fn set_bit(buf: &mut [u8], i: u64, v: bool) {
+    let b = &mut buf[(i / 8) as usize];
+    if v {
+        *b |= 1 << (i % 8);
+    } else {
+        *b &= !(1 << (i % 8));
+    }
+}
+
+/// The overlap of one FMMU with one datagram, in bits.
+struct Span {
+    /// First overlapping bit, relative to the datagram data.
+    frame_bit: u64,
+    /// First overlapping bit in ESC memory.
+    mem_bit: u64,
+    /// Number of bits.
+    bits: u64,
+}
+
+impl Span {
+    fn of(f: &FmmuRepr, la: u64, len: usize) -> Option<Span> {
+        let fs = f.logical_start as u64 * 8 + (f.logical_start_bit & 7) as u64;
+        let fe = fs + f.bit_count() as u64;
+        let ds = la * 8;
+        let de = ds + len as u64 * 8;
+        let (lo, hi) = (fs.max(ds), fe.min(de));
+        if lo >= hi {
+            return None;
+        }
+        Some(Span {
+            frame_bit: lo - ds,
+            mem_bit: f.physical_start as u64 * 8 + (f.physical_start_bit & 7) as u64 + (lo - fs),
+            bits: hi - lo,
+        })
+    }
+
+    fn mem_bytes(&self) -> (u32, u32) {
+        let lo = self.mem_bit / 8;
+        let hi = (self.mem_bit + self.bits - 1) / 8 + 1;
+        (
+            lo.min(u32::MAX as u64) as u32,
+            hi.min(u32::MAX as u64) as u32,
+        )
+    }
+}
+
+impl Esc {
+    /// Process a logical datagram against this ESC's FMMUs.
+    pub(crate) fn logical(
+        &mut self,
+        cmd: Command,
+        dg: &mut Datagram<&mut [u8]>,
+    ) -> DatagramOutcome {
+        let la = dg.logical_address() as u64;
+        let len = dg.data_len();
+        let want_read = matches!(cmd, Command::Lrd | Command::Lrw);
+        let want_write = matches!(cmd, Command::Lwr | Command::Lrw);
+        let mut incoming = [0u8; 0x0800];
+        incoming[..len].copy_from_slice(dg.data());
+        let (mut read, mut wrote, mut addressed) = (false, false, false);
+        for n in 0..self.shape.fmmus {
+            let a = reg::fmmu(n) as usize;
+            let Ok(f) = FmmuRepr::parse(&self.mem[a..a + FmmuRepr::LEN]) else {
+                continue;
+            };
+            if !f.enabled() {
+                continue;
+            }
+            let Some(span) = Span::of(&f, la, len) else {
+                continue;
+            };
+            addressed = true;
+            if want_read && f.kind & FmmuRepr::READ != 0 {
+                read |= self.fmmu_read(&span, dg.data_mut());
+            }
+            if want_write && f.kind & FmmuRepr::WRITE != 0 {
+                wrote |= self.fmmu_write(&span, &incoming[..len]);
+            }
+        }
+        let w = if cmd == Command::Lrw { 2 } else { 1 };
+        DatagramOutcome {
+            addressed,
+            wkc_added: read as u16 + w * wrote as u16,
+        }
+    }
+
+    fn fmmu_read(&mut self, span: &Span, frame: &mut [u8]) -> bool {
+        let (lo, hi) = span.mem_bytes();
+        let gate = self.sm_gate(lo, hi, Dir::Read);
+        let mut any = false;
+        for i in 0..span.bits {
+            let m = span.mem_bit + i;
+            let a = (m / 8) as u32;
+            if m / 8 > u32::MAX as u64 || !self.readable(a, &gate) {
+                continue;
+            }
+            set_bit(frame, span.frame_bit + i, bit(&self.mem, m));
+            any = true;
+        }
+        if any {
+            self.after_read(lo, hi, &gate);
+        }
+        any
+    }
+
+    fn fmmu_write(&mut self, span: &Span, incoming: &[u8]) -> bool {
+        let (lo, hi) = span.mem_bytes();
+        let gate = self.sm_gate(lo, hi, Dir::Write);
+        let ctx: WriteCtx = self.write_ctx();
+        let mut any = false;
+        for i in 0..span.bits {
+            let m = span.mem_bit + i;
+            let a = (m / 8) as u32;
+            if m / 8 > u32::MAX as u64 || !self.writable(a, &gate, &ctx) {
+                continue;
+            }
+            let mut byte = [self.mem[a as usize]];
+            set_bit(&mut byte, m % 8, bit(incoming, span.frame_bit + i));
+            self.store(a, byte[0]);
+            any = true;
+        }
+        if any {
+            self.after_write(lo, hi, &gate, &ctx);
+        }
+        any
+    }
+}

@@ -1,0 +1,334 @@
+//! The EtherCAT SubDevice Controller model: one ESC with its 4 KiB register space, its process
+//! RAM and its SII EEPROM, answering datagrams the way the chip (and, for devices with a
+//! microcontroller, the firmware behind its PDI) does.
+//!
+//! Design: the memory is one flat byte array (registers 0x0000–0x0FFF, then process RAM from
+//! 0x1000). The ECAT side goes through [`access`] (register map, write protection, SyncManager
+//! gating, side effects); the PDI side (firmware, device models) writes memory directly. Each
+//! concern lives in its own module: [`regmap`] (what exists), [`syncman`] (SM registers and
+//! mailbox gating), [`process`] (commands, addressing, WKC), [`logical`] (FMMUs), [`eeprom`]
+//! (SII interface), [`al`] (state machine) and [`mailbox`] (the PDI side of the mailbox).
+//! Time only enters through `now_ns` arguments, so the model is deterministic.
+
+mod access;
+mod al;
+mod eeprom;
+mod logical;
+mod mailbox;
+mod process;
+pub mod regmap;
+mod syncman;
+
+use crate::sii_info::SiiInfo;
+use ecat_wire::al::{AlState, AlStatus, AlStatusCode};
+use ecat_wire::register as reg;
+use regmap::MapShape;
+
+pub use process::DatagramOutcome;
+
+/// The controller chip: identification registers and sizes (registers 0x0000–0x0009).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EscChip {
+    /// ESC type (0x0000), e.g. 0x11 for an ET1100, 0x12 for an ET1200.
+    pub esc_type: u8,
+    /// ESC revision (0x0001).
+    pub revision: u8,
+    /// Build (0x0002).
+    pub build: u16,
+    /// FMMUs implemented (0x0004).
+    pub fmmus: u8,
+    /// SyncManagers implemented (0x0005).
+    pub sms: u8,
+    /// Process RAM in KiB (0x0006).
+    pub ram_kib: u8,
+    /// Port descriptor (0x0007), 2 bits per port.
+    pub port_descriptor: u8,
+    /// Feature register (0x0008).
+    pub features: u16,
+    /// EEPROM reads return 8 bytes (0x0502 bit 6) instead of 4.
+    pub eeprom_read_8: bool,
+    /// How long an EEPROM command keeps the busy bit set (0 = completes at once).
+    pub eeprom_busy_ns: u64,
+}
+
+impl EscChip {
+    /// A Beckhoff ET1100-like chip: 8 FMMUs, 8 SMs, 8 KiB RAM, 64-bit DC, 8-byte EEPROM
+    /// reads; port descriptor as given. Type 0x11 and features 0x00FC as the EK1100 in the
+    /// reference capture shows (revision and build are our choice, unverified).
+    pub const fn et1100(port_descriptor: u8) -> EscChip {
+        EscChip {
+            esc_type: 0x11,
+            revision: 0x00,
+            build: 0x0003,
+            fmmus: 8,
+            sms: 8,
+            ram_kib: 8,
+            port_descriptor,
+            features: 0x00FC,
+            eeprom_read_8: true,
+            eeprom_busy_ns: 20_000,
+        }
+    }
+
+    /// A Beckhoff ET1200-like chip as in small EL terminals: 3 FMMUs, 4 SMs, 1 KiB RAM, two
+    /// E-Bus ports; features 0x01FC as the EL2828 in the reference capture shows.
+    pub const fn et1200() -> EscChip {
+        EscChip {
+            esc_type: 0x12,
+            revision: 0x00,
+            build: 0x0001,
+            fmmus: 3,
+            sms: 4,
+            ram_kib: 1,
+            port_descriptor: 0x0A,
+            features: 0x01FC,
+            eeprom_read_8: true,
+            eeprom_busy_ns: 20_000,
+        }
+    }
+}
+
+/// A per-device behaviour behind the PDI (the firmware or I/O logic of a model). Every method
+/// has a default that does nothing; models override what they need.
+pub trait Behaviour: Send {
+    /// Called once per processed frame after all datagrams, with the PDI view of the ESC.
+    fn end_of_frame(&mut self, _esc: &mut Esc, _now_ns: u64) {}
+}
+
+/// One simulated ESC with its SII and device behaviour.
+pub struct Esc {
+    mem: Vec<u8>,
+    shape: MapShape,
+    chip: EscChip,
+    sii: Vec<u8>,
+    info: SiiInfo,
+    eeprom: eeprom::EepromState,
+    mbx: mailbox::MailboxState,
+    has_next: bool,
+    behaviour: Option<Box<dyn Behaviour>>,
+}
+
+impl core::fmt::Debug for Esc {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Esc")
+            .field("chip", &self.chip)
+            .field("station_address", &self.station_address())
+            .field("al_status", &self.al_status())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Esc {
+    /// Build an ESC from its chip and SII image and power it up.
+    pub fn new(chip: EscChip, sii: Vec<u8>, info: SiiInfo) -> Esc {
+        let ram_bytes = chip.ram_kib as u32 * 1024;
+        let mut esc = Esc {
+            mem: vec![0; 0x1000 + ram_bytes as usize],
+            shape: MapShape {
+                fmmus: chip.fmmus.min(16),
+                sms: chip.sms.min(16),
+                ram_bytes,
+                features: chip.features,
+                dc_units: false,
+            },
+            chip,
+            sii,
+            info,
+            eeprom: Default::default(),
+            mbx: Default::default(),
+            has_next: false,
+            behaviour: None,
+        };
+        esc.power_up();
+        esc
+    }
+
+    /// Attach the device behaviour (replaces any previous one).
+    pub fn set_behaviour(&mut self, b: Box<dyn Behaviour>) {
+        self.behaviour = Some(b);
+    }
+
+    /// Reset every register as at power-on and load the configuration area from the SII.
+    pub fn power_up(&mut self) {
+        self.mem.fill(0);
+        self.eeprom = Default::default();
+        self.mbx = Default::default();
+        let c = self.chip;
+        self.mem[0] = c.esc_type;
+        self.mem[1] = c.revision;
+        self.put16(reg::BUILD, c.build);
+        self.mem[4] = self.shape.fmmus;
+        self.mem[5] = self.shape.sms;
+        self.mem[6] = c.ram_kib;
+        self.mem[7] = c.port_descriptor;
+        self.put16(reg::FEATURES, c.features);
+        self.put16(reg::AL_CONTROL, AlState::Init as u16);
+        self.put16(reg::AL_STATUS, AlState::Init as u16);
+        self.put16(reg::WATCHDOG_DIVIDER, 0x09C2);
+        self.put16(reg::WATCHDOG_PDI, 1000);
+        self.put16(reg::WATCHDOG_PD, 1000);
+        self.mem[reg::WATCHDOG_PD_STATUS as usize] = 1;
+        self.put16(reg::DC_SPEED_COUNTER_START, 0x1000);
+        self.mem[0x0934] = 0x04;
+        self.mem[0x0935] = 0x0C;
+        if !self.device_emulation_from_sii() {
+            // Firmware keeps every SyncManager deactivated (PDI control bit 0) until its state
+            // machine opens them.
+            for n in 0..self.shape.sms {
+                self.mem[reg::sm(n) as usize + 7] = 1;
+            }
+        }
+        self.eeprom_reload();
+        self.refresh_dl_status();
+    }
+
+    /// The chip description.
+    pub fn chip(&self) -> &EscChip {
+        &self.chip
+    }
+
+    /// What the SII says about this device (identity, names, mailbox, PDOs).
+    pub fn info(&self) -> &SiiInfo {
+        &self.info
+    }
+
+    /// The SII EEPROM image (as modified by EEPROM writes).
+    pub fn sii(&self) -> &[u8] {
+        &self.sii
+    }
+
+    /// Configured station address (0x0010).
+    pub fn station_address(&self) -> u16 {
+        self.get16(reg::STATION_ADDRESS)
+    }
+
+    /// Configured station alias (0x0012).
+    pub fn station_alias(&self) -> u16 {
+        self.get16(reg::STATION_ALIAS)
+    }
+
+    /// AL status register (0x0130).
+    pub fn al_status(&self) -> AlStatus {
+        AlStatus(self.get16(reg::AL_STATUS))
+    }
+
+    /// AL status code register (0x0134).
+    pub fn al_status_code(&self) -> AlStatusCode {
+        AlStatusCode(self.get16(reg::AL_STATUS_CODE))
+    }
+
+    /// True if the ESC copies AL control into AL status itself (0x0141 bit 0).
+    pub fn device_emulation(&self) -> bool {
+        self.mem[reg::ESC_CONFIG as usize] & 1 != 0
+    }
+
+    /// Read memory as the PDI sees it (no side effects); bytes past the end read as 0.
+    pub fn read(&self, addr: u16, out: &mut [u8]) {
+        for (i, o) in out.iter_mut().enumerate() {
+            *o = self.mem.get(addr as usize + i).copied().unwrap_or(0);
+        }
+    }
+
+    /// Read a little-endian `u16` as the PDI sees it.
+    pub fn read_u16(&self, addr: u16) -> u16 {
+        let mut b = [0; 2];
+        self.read(addr, &mut b);
+        u16::from_le_bytes(b)
+    }
+
+    /// Read a little-endian `u32` as the PDI sees it.
+    pub fn read_u32(&self, addr: u16) -> u32 {
+        let mut b = [0; 4];
+        self.read(addr, &mut b);
+        u32::from_le_bytes(b)
+    }
+
+    /// Write memory from the PDI side (device models); bytes past the end are ignored.
+    pub fn pdi_write(&mut self, addr: u16, data: &[u8]) {
+        for (i, d) in data.iter().enumerate() {
+            if let Some(m) = self.mem.get_mut(addr as usize + i) {
+                *m = *d;
+            }
+        }
+    }
+
+    /// Tell the ESC whether a SubDevice is wired to its port 1 (updates DL status).
+    pub fn set_next_link(&mut self, connected: bool) {
+        self.has_next = connected;
+        self.refresh_dl_status();
+    }
+
+    /// Increment the invalid-frame counter of port 0 (0x0300), saturating at 255, as an ESC
+    /// does when it receives a frame it cannot parse.
+    pub fn count_invalid_frame(&mut self) {
+        let c = &mut self.mem[reg::RX_ERROR_COUNTER as usize];
+        *c = c.saturating_add(1);
+    }
+
+    /// Advance internal timers (EEPROM busy) to `now_ns`. Called before each frame.
+    pub fn tick(&mut self, now_ns: u64) {
+        self.eeprom_tick(now_ns);
+    }
+
+    /// Work the PDI side does after a frame has passed: mailbox handling and the device
+    /// behaviour.
+    pub fn end_of_frame(&mut self, now_ns: u64) {
+        self.mailbox_service();
+        if let Some(mut b) = self.behaviour.take() {
+            b.end_of_frame(self, now_ns);
+            if self.behaviour.is_none() {
+                self.behaviour = Some(b);
+            }
+        }
+    }
+
+    /// The ECAT event bits the ESC ORs into every passing datagram's IRQ field.
+    pub(crate) fn irq(&self) -> u16 {
+        self.get16(reg::ECAT_EVENT) & self.get16(reg::ECAT_EVENT_MASK)
+    }
+
+    fn device_emulation_from_sii(&self) -> bool {
+        self.sii.get(1).is_some_and(|b| b & 1 != 0)
+    }
+
+    /// Recompute DL status (0x0110) from the wiring and the EEPROM load result.
+    fn refresh_dl_status(&mut self) {
+        let loaded = self.eeprom.config_loaded;
+        // Port 0 always faces the MainDevice; port 1 leads to the next SubDevice; the other
+        // ports have no link, so the ESC closes their loops.
+        let ports = [
+            (true, false, true),
+            (self.has_next, !self.has_next, self.has_next),
+            (false, true, false),
+            (false, true, false),
+        ];
+        let mut v = reg::DlStatus::from_ports(loaded, ports).0;
+        // A PDI watchdog only runs when there is a PDI (the EK1100 in the capture reports
+        // bit 1 clear, its terminals set).
+        if self.mem[reg::PDI_CONTROL as usize] == 0 {
+            v &= !0x0002;
+        }
+        self.put16(reg::DL_STATUS, v);
+    }
+
+    fn set_al_status(&mut self, status: u16, code: Option<u16>) {
+        let old = self.get16(reg::AL_STATUS);
+        self.put16(reg::AL_STATUS, status);
+        if let Some(c) = code {
+            self.put16(reg::AL_STATUS_CODE, c);
+        }
+        if old != status {
+            // ECAT event request bit 3: AL status changed (cleared when ECAT reads 0x0130).
+            let ev = self.get16(reg::ECAT_EVENT) | 0x0008;
+            self.put16(reg::ECAT_EVENT, ev);
+        }
+    }
+
+    fn get16(&self, addr: u16) -> u16 {
+        self.read_u16(addr)
+    }
+
+    fn put16(&mut self, addr: u16, v: u16) {
+        self.pdi_write(addr, &v.to_le_bytes());
+    }
+}

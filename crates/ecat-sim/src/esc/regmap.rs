@@ -1,0 +1,156 @@
+//! Which ESC addresses exist and which the MainDevice may write.
+//!
+//! Real ESCs answer only for registers they implement: the capture
+//! `testdata/captures/replay-ek1100-el2828-el2889.pcapng` shows a BWR to FMMU 3..7 counted by
+//! one of three SubDevices and a BWR to FMMU 8 by none (the ESCs implement 8 and 3 FMMUs), and
+//! a BWR to the read-only DC register 0x092C counted by nobody. So the simulator counts a
+//! datagram only when at least one of its bytes hits an implemented register (read) or a
+//! writable one (write); writes to read-only bytes are ignored. The table below is derived from
+//! the register map in the reference (§3); where it is silent the byte is treated as absent.
+
+use ecat_wire::register::features;
+
+/// How the MainDevice (ECAT side) may access one byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Not implemented: reads leave the frame unchanged, nothing counts.
+    Absent,
+    /// Readable, writes are ignored (and do not count).
+    ReadOnly,
+    /// Readable and writable.
+    ReadWrite,
+}
+
+/// The per-device facts the register map depends on.
+#[derive(Debug, Clone, Copy)]
+pub struct MapShape {
+    /// FMMUs implemented (0x0004).
+    pub fmmus: u8,
+    /// SyncManagers implemented (0x0005).
+    pub sms: u8,
+    /// Bytes of process RAM from 0x1000.
+    pub ram_bytes: u32,
+    /// Feature register (0x0008): decides whether DC receive times exist.
+    pub features: u16,
+    /// DC system-time/SYNC units enabled (0x0141 bits 2/3, loaded from the SII).
+    pub dc_units: bool,
+}
+
+impl MapShape {
+    /// Classify the byte at `addr` (addresses ≥ 0x10000 are absent).
+    pub fn access(&self, addr: u32) -> Access {
+        use Access::*;
+        let a = match u16::try_from(addr) {
+            Ok(a) => a,
+            Err(_) => return Absent,
+        };
+        match a {
+            0x0000..=0x0009 => ReadOnly,
+            0x0010..=0x0011 => ReadWrite,
+            0x0012..=0x0013 => ReadOnly,
+            0x0020..=0x0021 | 0x0030..=0x0031 => ReadWrite,
+            0x0040..=0x0041 => ReadWrite,
+            0x0100..=0x0103 | 0x0108..=0x0109 => ReadWrite,
+            0x0110..=0x0111 => ReadOnly,
+            0x0120..=0x0121 => ReadWrite,
+            0x0130..=0x0131 | 0x0134..=0x0135 => ReadOnly,
+            0x0138..=0x0139 => ReadWrite,
+            0x0140..=0x0141 | 0x014E..=0x014F | 0x0150..=0x0153 => ReadOnly,
+            0x0200..=0x0201 => ReadWrite,
+            0x0204..=0x0207 | 0x0210..=0x0211 | 0x0220..=0x0223 => ReadOnly,
+            0x0300..=0x0313 => ReadWrite,
+            0x0400..=0x0401 | 0x0410..=0x0411 | 0x0420..=0x0421 => ReadWrite,
+            0x0440..=0x0441 => ReadOnly,
+            0x0442..=0x0443 => ReadWrite,
+            0x0500 => ReadWrite,
+            0x0501 => ReadOnly,
+            0x0502..=0x050F => ReadWrite,
+            0x0600..=0x06FF => {
+                if ((a - 0x0600) / 16) < self.fmmus as u16 {
+                    ReadWrite
+                } else {
+                    Absent
+                }
+            }
+            0x0800..=0x087F => {
+                let n = (a - 0x0800) / 8;
+                if n >= self.sms as u16 {
+                    return Absent;
+                }
+                match (a - 0x0800) % 8 {
+                    5 | 7 => ReadOnly,
+                    _ => ReadWrite,
+                }
+            }
+            0x0900..=0x09FF => self.dc_access(a),
+            0x0F00..=0x0FFF => ReadWrite,
+            _ if addr >= 0x1000 && addr < 0x1000 + self.ram_bytes => ReadWrite,
+            _ => Absent,
+        }
+    }
+
+    fn dc_access(&self, a: u16) -> Access {
+        use Access::*;
+        if self.features & features::DC == 0 {
+            return Absent;
+        }
+        match a {
+            0x0900..=0x0903 => ReadWrite,
+            0x0904..=0x090F => ReadOnly,
+            _ if !self.dc_units => Absent,
+            0x0910..=0x0917 => ReadWrite,
+            0x0918..=0x091F => ReadOnly,
+            0x0920..=0x092B => ReadWrite,
+            0x092C..=0x092F => ReadOnly,
+            0x0930..=0x0931 => ReadWrite,
+            0x0932..=0x0933 => ReadOnly,
+            0x0934..=0x0935 => ReadWrite,
+            0x0980..=0x0981 => ReadWrite,
+            0x0982..=0x0984 => ReadOnly,
+            0x098E..=0x098F => ReadOnly,
+            0x0990..=0x0997 => ReadWrite,
+            0x0998..=0x099F => ReadOnly,
+            0x09A0..=0x09A9 => ReadWrite,
+            0x09AE..=0x09CF => ReadOnly,
+            0x09F0..=0x09FF => ReadOnly,
+            _ => Absent,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape() -> MapShape {
+        MapShape {
+            fmmus: 3,
+            sms: 4,
+            ram_bytes: 1024,
+            features: 0x00FC,
+            dc_units: false,
+        }
+    }
+
+    #[test]
+    fn counts_follow_implemented_units() {
+        let s = shape();
+        assert_eq!(s.access(0x0600 + 16 * 2), Access::ReadWrite);
+        assert_eq!(s.access(0x0600 + 16 * 3), Access::Absent);
+        assert_eq!(s.access(0x0800 + 8 * 3 + 5), Access::ReadOnly);
+        assert_eq!(s.access(0x0800 + 8 * 4), Access::Absent);
+        assert_eq!(s.access(0x1000 + 1023), Access::ReadWrite);
+        assert_eq!(s.access(0x1000 + 1024), Access::Absent);
+        assert_eq!(s.access(0x10000), Access::Absent);
+    }
+
+    #[test]
+    fn dc_registers_need_the_units() {
+        let mut s = shape();
+        assert_eq!(s.access(0x0900), Access::ReadWrite, "receive times exist");
+        assert_eq!(s.access(0x0910), Access::Absent);
+        s.dc_units = true;
+        assert_eq!(s.access(0x0910), Access::ReadWrite);
+        assert_eq!(s.access(0x092C), Access::ReadOnly);
+    }
+}

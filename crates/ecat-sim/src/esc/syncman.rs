@@ -1,0 +1,168 @@
+//! SyncManager registers and the mailbox (1-buffer) gate.
+//!
+//! An SM "covers" `[start, start + length)` once the MainDevice enabled it (activate bit 0).
+//! If the firmware keeps it deactivated (PDI control bit 0) every ECAT access to the area is
+//! refused. In mailbox mode the ESC lets the writer in only while the buffer is empty and the
+//! reader only while it is full; touching the last byte flips the state, which shows in status
+//! bit 3. Refused bytes are left untouched and do not count towards the working counter.
+//! Access against the SM's direction is refused too (unverified; real ESCs document only the
+//! configured direction). Buffered (3-buffer) SMs are plain memory for now.
+//! Start, length and control can only be written while the SM is disabled.
+
+use super::Esc;
+use ecat_wire::register::{self as reg, SmRepr};
+
+/// Direction of an ECAT access.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Dir {
+    /// The MainDevice reads.
+    Read,
+    /// The MainDevice writes.
+    Write,
+}
+
+/// The outcome of checking an access range against the SyncManagers.
+#[derive(Debug, Clone)]
+pub(crate) struct Gate {
+    rejected: [(u32, u32); 16],
+    n: usize,
+    /// SMs whose mailbox state flips when the access is done (last byte covered).
+    completes: u16,
+}
+
+impl Gate {
+    /// True if the byte at `a` may be accessed.
+    pub fn allows(&self, a: u32) -> bool {
+        !self.rejected[..self.n]
+            .iter()
+            .any(|&(lo, hi)| a >= lo && a < hi)
+    }
+}
+
+impl Esc {
+    /// The register block of SM `n`.
+    pub(crate) fn sm(&self, n: u8) -> SmRepr {
+        let a = reg::sm(n) as usize;
+        SmRepr::parse(&self.mem[a..a + 8]).unwrap_or_default()
+    }
+
+    /// Enabled by the MainDevice and not deactivated by the firmware.
+    pub(crate) fn sm_active(&self, n: u8) -> bool {
+        let s = self.sm(n);
+        s.enabled() && s.pdi_control & 1 == 0
+    }
+
+    pub(crate) fn sm_activate_snapshot(&self) -> [u8; 16] {
+        let mut a = [0; 16];
+        for n in 0..self.shape.sms {
+            a[n as usize] = self.mem[reg::sm(n) as usize + 6];
+        }
+        a
+    }
+
+    /// Mailbox full flag of SM `n` (status bit 3).
+    pub(crate) fn mailbox_full(&self, n: u8) -> bool {
+        self.sm(n).status & SmRepr::STATUS_MAILBOX_FULL != 0
+    }
+
+    /// Set or clear the mailbox full flag of SM `n` (and the "written" bit 0 for a buffer the
+    /// MainDevice writes).
+    pub(crate) fn set_mailbox_full(&mut self, n: u8, full: bool) {
+        let a = reg::sm(n) as usize + 5;
+        let mut st = self.mem[a] & !(SmRepr::STATUS_MAILBOX_FULL | 0x01);
+        if full {
+            st |= SmRepr::STATUS_MAILBOX_FULL;
+            if self.sm(n).ecat_writes() {
+                st |= 0x01;
+            }
+        }
+        self.mem[a] = st;
+    }
+
+    /// Firmware side: open (`true`) or deactivate the SMs in `mask` (PDI control bit 0).
+    pub(crate) fn sm_pdi_enable(&mut self, mask: u16, on: bool) {
+        for n in 0..self.shape.sms {
+            if mask & (1 << n) == 0 {
+                continue;
+            }
+            let a = reg::sm(n) as usize + 7;
+            if on {
+                self.mem[a] &= !1;
+            } else {
+                self.mem[a] |= 1;
+                // Deactivation drops whatever the buffer held.
+                self.set_mailbox_full(n, false);
+            }
+        }
+    }
+
+    /// Check `[start, end)` against every SM for an access in `dir`.
+    pub(crate) fn sm_gate(&self, start: u32, end: u32, dir: Dir) -> Gate {
+        let mut g = Gate {
+            rejected: [(0, 0); 16],
+            n: 0,
+            completes: 0,
+        };
+        for n in 0..self.shape.sms {
+            let s = self.sm(n);
+            if !s.enabled() || s.length == 0 {
+                continue;
+            }
+            let lo = s.start as u32;
+            let hi = lo + s.length as u32;
+            let (olo, ohi) = (start.max(lo), end.min(hi));
+            if olo >= ohi {
+                continue;
+            }
+            let allowed = if s.pdi_control & 1 != 0 {
+                false
+            } else if s.is_mailbox() {
+                let full = s.status & SmRepr::STATUS_MAILBOX_FULL != 0;
+                match dir {
+                    Dir::Write => s.ecat_writes() && !full,
+                    Dir::Read => !s.ecat_writes() && full,
+                }
+            } else {
+                true
+            };
+            if !allowed {
+                g.rejected[g.n] = (olo, ohi);
+                g.n += 1;
+            } else if s.is_mailbox() && ohi == hi {
+                g.completes |= 1 << n;
+            }
+        }
+        g
+    }
+
+    /// Apply the mailbox state changes of a finished access.
+    pub(crate) fn sm_complete(&mut self, gate: &Gate) {
+        for n in 0..self.shape.sms {
+            if gate.completes & (1 << n) != 0 {
+                let writes = self.sm(n).ecat_writes();
+                self.set_mailbox_full(n, writes);
+            }
+        }
+    }
+
+    /// Bytes 0–4 of an SM block (start, length, control) are locked while the SM was enabled
+    /// before this datagram.
+    pub(crate) fn sm_byte_writable(&self, a: u32, old_activate: &[u8; 16]) -> bool {
+        if !(0x0800..0x0880).contains(&a) {
+            return true;
+        }
+        let n = ((a - 0x0800) / 8) as usize;
+        let off = (a - 0x0800) % 8;
+        off > 4 || old_activate[n] & 1 == 0
+    }
+
+    /// After ECAT wrote SM registers: an SM switched on or off starts with an empty buffer.
+    pub(crate) fn sm_registers_written(&mut self, old_activate: &[u8; 16]) {
+        for n in 0..self.shape.sms {
+            let now = self.mem[reg::sm(n) as usize + 6];
+            if (now ^ old_activate[n as usize]) & 1 != 0 {
+                self.mem[reg::sm(n) as usize + 5] = 0;
+            }
+        }
+    }
+}
