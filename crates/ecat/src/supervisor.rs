@@ -600,19 +600,7 @@ impl Supervisor {
                 } else if phase == Phase::Check {
                     // Not where it should be: walk it up again from INIT.
                     Phase::Reset
-                } else if status.error() && phase != Phase::WaitInit {
-                    let who = s.info.who();
-                    self.emit(Event::Refused {
-                        who,
-                        requested: want,
-                        status,
-                        code,
-                        cycle,
-                    });
-                    Phase::Backoff {
-                        until: now + self.timing.backoff,
-                    }
-                } else if now > s.wait_deadline && phase != Phase::WaitInit {
+                } else if (status.error() || now > s.wait_deadline) && phase != Phase::WaitInit {
                     let who = s.info.who();
                     self.emit(Event::Refused {
                         who,
