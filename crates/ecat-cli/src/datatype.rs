@@ -46,10 +46,10 @@ impl DataType {
     }
 
     /// Encode user text as bytes of this type.
-    pub fn encode(self, text: &str) -> Result<Vec<u8>, String> {
+    pub fn encode(self, text: &str) -> Result<Vec<u8>, std::string::String> {
         use DataType::*;
         let t = text.trim();
-        let int = |t: &str| -> Result<i128, String> {
+        let int = |t: &str| -> Result<i128, std::string::String> {
             let (neg, body) = match t.strip_prefix('-') {
                 Some(b) => (true, b),
                 None => (false, t),

@@ -7,9 +7,29 @@ use ecat_wire::register::PortType;
 use serde::Serialize;
 use std::fmt::Write;
 
-/// State text with the error flag, e.g. `PREOP` or `SAFEOP+ERR`.
+/// True if the SubDevice reports a real error (see `ecat::esm::refused`).
+pub fn has_error(s: &SubDevice) -> bool {
+    ecat::esm::refused(s.al_status, s.al_status_code)
+}
+
+/// State text with the error flag, e.g. `PREOP` or `SAFEOP+ERR`; the raw AL status word is
+/// added when its error bit is only a device-emulation echo.
 pub fn state_text(s: &SubDevice) -> String {
-    s.al_status.to_string()
+    let state = s
+        .al_status
+        .state()
+        .map(|st| st.name().to_string())
+        .unwrap_or_else(|| format!("0x{:02X}", s.al_status.state_bits()));
+    if has_error(s) {
+        format!("{state}+ERR")
+    } else if s.al_status.error() {
+        format!(
+            "{state} (AL status 0x{:04X}: acknowledge echoed by device emulation)",
+            s.al_status.0
+        )
+    } else {
+        state
+    }
 }
 
 /// Alias-relative position `alias:offset` as IgH prints it.
@@ -28,7 +48,7 @@ pub fn alias_position(subs: &[SubDevice], i: usize) -> String {
 /// One line per SubDevice: position, station address, alias:position, state, flag, name.
 pub fn list_line(subs: &[SubDevice], i: usize) -> String {
     let s = &subs[i];
-    let flag = if s.al_status.error() { 'E' } else { '+' };
+    let flag = if has_error(s) { 'E' } else { '+' };
     format!(
         "{:<3} 0x{:04X}  {:<6} {:<6} {}  {}",
         s.position,
@@ -225,7 +245,7 @@ impl From<&SubDevice> for SubDeviceJson {
                 .state()
                 .map(|st| st.name().to_string())
                 .unwrap_or_else(|| format!("0x{:02X}", s.al_status.state_bits())),
-            error: s.al_status.error(),
+            error: has_error(s),
             al_status_code: s.al_status_code.0,
             name: s.name.clone(),
             order: s.order.clone(),

@@ -18,6 +18,21 @@ use ecat_wire::register::{sm, SmRepr, AL_CONTROL, AL_STATUS};
 use ecat_wire::Command;
 use std::time::{Duration, Instant};
 
+/// True if a SubDevice reporting `status` and `code` is settled in `want`.
+///
+/// The error flag with AL status code 0 counts as no error: a SubDevice with device emulation
+/// (e.g. an EK1100) copies AL control, acknowledge bit included, into AL status, so it answers
+/// INIT+ack with 0x0011. A real EK1100 does exactly that (see the replay capture in
+/// testdata/captures), and the test `device_emulation_echo_is_not_an_error` pins the rule.
+pub fn settled(status: AlStatus, code: AlStatusCode, want: AlState) -> bool {
+    status.state() == Some(want) && !refused(status, code)
+}
+
+/// True if the SubDevice reports a real error (error flag with a non-zero AL status code).
+pub fn refused(status: AlStatus, code: AlStatusCode) -> bool {
+    status.error() && code.0 != 0
+}
+
 /// Default time a SubDevice gets for one transition.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -139,10 +154,10 @@ pub fn request_state(
         for &i in &waiting {
             let s = &mut *subs[i];
             let st = s.al_status;
-            if st.state() == Some(target) && !st.error() {
+            if settled(st, s.al_status_code, target) {
                 continue;
             }
-            if st.error() {
+            if refused(st, s.al_status_code) {
                 // Acknowledge so the SubDevice accepts the next request, then report.
                 let cur = st.state().unwrap_or(AlState::Init);
                 let ack = AlControl::request(cur, true).0.to_le_bytes();
@@ -174,5 +189,25 @@ pub fn request_state(
     match first_error {
         Some(e) => Err(e),
         None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn device_emulation_echo_is_not_an_error() {
+        // A real EK1100 answers 0x0011 after AL control INIT|ACK, with code 0.
+        assert!(settled(AlStatus(0x0011), AlStatusCode(0), AlState::Init));
+        assert!(!refused(AlStatus(0x0011), AlStatusCode(0)));
+        // A refusal carries a code.
+        assert!(refused(AlStatus(0x0012), AlStatusCode(0x001D)));
+        assert!(!settled(
+            AlStatus(0x0014),
+            AlStatusCode(0x001B),
+            AlState::SafeOp
+        ));
+        assert!(!settled(AlStatus(0x0002), AlStatusCode(0), AlState::SafeOp));
     }
 }

@@ -583,7 +583,7 @@ impl Supervisor {
                     Phase::Wait(w) => w,
                     _ => self.target,
                 };
-                if status.state() == Some(want) && !status.error() {
+                if crate::esm::settled(status, code, want) {
                     if phase == Phase::Check || (want == self.target && phase != Phase::WaitInit) {
                         if phase != Phase::Check {
                             let who = s.info.who();
@@ -600,7 +600,9 @@ impl Supervisor {
                 } else if phase == Phase::Check {
                     // Not where it should be: walk it up again from INIT.
                     Phase::Reset
-                } else if (status.error() || now > s.wait_deadline) && phase != Phase::WaitInit {
+                } else if (crate::esm::refused(status, code) || now > s.wait_deadline)
+                    && phase != Phase::WaitInit
+                {
                     let who = s.info.who();
                     self.emit(Event::Refused {
                         who,

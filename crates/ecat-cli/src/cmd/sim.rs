@@ -56,7 +56,13 @@ pub fn run(a: Args) -> CmdResult {
         summary.iter().filter(|s| !s.passive).count()
     );
     for s in &summary {
-        println!("{}", s);
+        match s.bus_position {
+            Some(p) => println!(
+                "  {p:<3} {:<8} vendor 0x{:08x} product 0x{:08x} revision 0x{:08x} alias {}  {}",
+                s.order, s.vendor, s.product, s.revision, s.alias, s.name
+            ),
+            None => println!("  -   {:<8} passive terminal (no ESC)  {}", s.order, s.name),
+        }
     }
     use std::io::Write;
     std::io::stdout().flush()?;
