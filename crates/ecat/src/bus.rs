@@ -12,6 +12,9 @@ use crate::frame::{EngineConfig, EngineCounters, FrameEngine, Handle, Status, Su
 use crate::link::Link;
 use ecat_wire::Command;
 
+/// Virtual time one frame costs on the wire.
+const VIRTUAL_FRAME_NS: u64 = 10_000;
+
 /// One datagram of a batch: what to send and, after [`Bus::exchange`], what came back.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pdu {
@@ -134,6 +137,14 @@ impl Bus {
         &self.clock
     }
 
+    /// Wait `ns` (sleeps on the monotonic clock, advances virtual time).
+    pub fn pause(&self, ns: u64) {
+        match &self.clock {
+            Clock::Monotonic(_) => std::thread::sleep(std::time::Duration::from_nanos(ns)),
+            Clock::Virtual(v) => v.advance(ns),
+        }
+    }
+
     /// Take the link and engine apart (to hand them to the cyclic runtime).
     pub fn into_parts(self) -> (Box<dyn Link>, FrameEngine, Clock) {
         (self.link, self.engine, self.clock)
@@ -142,7 +153,7 @@ impl Bus {
     /// Send every PDU of the batch and wait for all answers. On return each PDU holds the data
     /// and WKC received. Fails if any datagram got no answer after all retries.
     pub fn exchange(&mut self, pdus: &mut [Pdu]) -> Result<()> {
-        for chunk in pdus.chunks_mut(200) {
+        for chunk in pdus.chunks_mut(100) {
             self.exchange_chunk(chunk)?;
         }
         Ok(())
@@ -202,6 +213,11 @@ impl Bus {
             let now = self.now();
             while let Some(n) = self.engine.poll_transmit(now, &mut self.tx) {
                 self.link.send(&self.tx[..n])?;
+                // On virtual time a frame still takes time on the wire (about 10 us for a short
+                // frame through a few SubDevices), so polling loops see time pass.
+                if let Clock::Virtual(v) = &self.clock {
+                    v.advance(VIRTUAL_FRAME_NS);
+                }
             }
             let pending = self
                 .handles

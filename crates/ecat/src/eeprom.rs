@@ -11,10 +11,9 @@ use crate::bus::{check_wkc, Bus, Pdu};
 use crate::error::{Error, Result, Who};
 use ecat_wire::register::{eeprom as ee, EEPROM_CONFIG, EEPROM_CONTROL};
 use ecat_wire::Command;
-use std::time::{Duration, Instant};
 
-/// How long the EEPROM may stay busy for one command.
-const BUSY_TIMEOUT: Duration = Duration::from_millis(100);
+/// How long the EEPROM may stay busy for one command (ns).
+const BUSY_TIMEOUT_NS: u64 = 100_000_000;
 /// Retries of a read that reported a missing acknowledge.
 const NACK_RETRIES: u32 = 3;
 /// The largest image we read (32 Kwords would be 64 KiB; real devices have 2–32 KiB).
@@ -154,7 +153,7 @@ fn run(bus: &mut Bus, readers: &mut [Reader]) -> Result<()> {
 
 /// Poll 0x0502..0x050F of every active reader until not busy; take data or handle errors.
 fn poll_until_idle(bus: &mut Bus, readers: &mut [Reader], act: &[usize]) -> Result<()> {
-    let start = Instant::now();
+    let start = bus.now();
     let mut waiting: Vec<usize> = act
         .iter()
         .copied()
@@ -182,10 +181,10 @@ fn poll_until_idle(bus: &mut Bus, readers: &mut [Reader], act: &[usize]) -> Resu
             }
             let status = u16::from_le_bytes([p.data[0], p.data[1]]);
             if status & ee::BUSY != 0 {
-                if start.elapsed() > BUSY_TIMEOUT {
+                if bus.now() - start > BUSY_TIMEOUT_NS {
                     r.error = Some(format!(
                         "EEPROM stayed busy for more than {} ms",
-                        BUSY_TIMEOUT.as_millis()
+                        BUSY_TIMEOUT_NS / 1_000_000
                     ));
                 } else {
                     still.push(i);
@@ -250,18 +249,18 @@ pub fn reload(bus: &mut Bus, who: &Who) -> Result<()> {
 }
 
 fn wait_idle(bus: &mut Bus, who: &Who) -> Result<u16> {
-    let start = Instant::now();
+    let start = bus.now();
     loop {
         let s = bus.fprd_u16(who.station, EEPROM_CONTROL)?;
         if s & ee::BUSY == 0 {
             return Ok(s);
         }
-        if start.elapsed() > BUSY_TIMEOUT {
+        if bus.now() - start > BUSY_TIMEOUT_NS {
             return Err(Error::Sii {
                 who: who.clone(),
                 reason: format!(
                     "EEPROM stayed busy for more than {} ms",
-                    BUSY_TIMEOUT.as_millis()
+                    BUSY_TIMEOUT_NS / 1_000_000
                 ),
             });
         }

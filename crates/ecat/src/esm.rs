@@ -16,7 +16,7 @@ use crate::subdevice::{MailboxArea, SubDevice};
 use ecat_wire::al::{AlControl, AlState, AlStatus, AlStatusCode};
 use ecat_wire::register::{sm, SmRepr, AL_CONTROL, AL_STATUS};
 use ecat_wire::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// True if a SubDevice reporting `status` and `code` is settled in `want`.
 ///
@@ -137,7 +137,8 @@ pub fn request_state(
     for p in &batch {
         check_wkc(p, p.wkc, 1)?;
     }
-    let start = Instant::now();
+    let start = bus.now();
+    let timeout_ns = timeout.as_nanos() as u64;
     let mut first_error: Option<Error> = None;
     let mut waiting: Vec<usize> = (0..subs.len()).collect();
     while !waiting.is_empty() {
@@ -170,7 +171,7 @@ pub fn request_state(
                 });
                 continue;
             }
-            if start.elapsed() > timeout {
+            if bus.now() - start > timeout_ns {
                 first_error.get_or_insert(Error::StateTimeout {
                     who: s.who(),
                     requested: target,
@@ -183,7 +184,7 @@ pub fn request_state(
         }
         waiting = still;
         if !waiting.is_empty() {
-            std::thread::sleep(Duration::from_micros(500));
+            bus.pause(500_000);
         }
     }
     match first_error {

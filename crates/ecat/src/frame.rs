@@ -10,11 +10,17 @@
 //! Nothing from the wire is fatal: malformed frames, answers to unknown or already finished
 //! indices (late and duplicated frames) are counted and dropped. All storage (256 slots, one per
 //! index, each with a reusable data buffer) is allocated once.
+//!
+//! The engine uses datagram indices 0..=127 only; indices with bit 7 set belong to the cyclic
+//! frames (see [`crate::cyclic`]), so a received frame is routed by its first index.
 
 use ecat_wire::datagram::{Addressing, MAX_DATA};
 use ecat_wire::frame::parse_ethernet;
 use ecat_wire::{Command, DatagramRepr, FrameBuilder};
 use std::collections::VecDeque;
+
+/// Number of datagram indices the engine uses (0..=127).
+const INDICES: u8 = 128;
 
 /// Engine settings.
 #[derive(Debug, Clone, Copy)]
@@ -132,7 +138,7 @@ pub struct FrameEngine {
 impl FrameEngine {
     /// An engine that sends frames from `mac`.
     pub fn new(mac: [u8; 6], config: EngineConfig) -> Self {
-        let slots = (0..256)
+        let slots = (0..INDICES)
             .map(|_| Slot {
                 state: SlotState::Free,
                 generation: 0,
@@ -148,7 +154,7 @@ impl FrameEngine {
             .collect();
         FrameEngine {
             slots,
-            queue: VecDeque::with_capacity(256),
+            queue: VecDeque::with_capacity(INDICES as usize),
             next_index: 0,
             mac,
             config,
@@ -187,12 +193,12 @@ impl FrameEngine {
         let start = self.next_index;
         let mut idx = start;
         while self.slots[idx as usize].state != SlotState::Free {
-            idx = idx.wrapping_add(1);
+            idx = (idx + 1) % INDICES;
             if idx == start {
                 return Err(SubmitError::Full);
             }
         }
-        self.next_index = idx.wrapping_add(1);
+        self.next_index = (idx + 1) % INDICES;
         let slot = &mut self.slots[idx as usize];
         slot.generation = slot.generation.wrapping_add(1);
         slot.state = SlotState::Queued;
@@ -279,7 +285,10 @@ impl FrameEngine {
                 self.counters.malformed += 1;
                 break;
             };
-            let slot = &mut self.slots[d.index() as usize];
+            let Some(slot) = self.slots.get_mut(d.index() as usize) else {
+                self.counters.unmatched += 1;
+                continue;
+            };
             let in_flight = matches!(slot.state, SlotState::InFlight { .. });
             let same_cmd = d.command_code() == slot.command as u8;
             // Auto-increment and broadcast commands change ADP on the way: compare ADO only.
@@ -461,7 +470,7 @@ mod tests {
         answer(&mut late[..n], 1);
         e.release(h);
         // Walk the indices round so the same index is used for a different register.
-        for _ in 0..255 {
+        for _ in 0..(INDICES - 1) {
             let x = e.submit(Command::Nop, 0, &[]).unwrap();
             e.release(x);
         }
@@ -509,8 +518,9 @@ mod tests {
     #[test]
     fn full_when_all_indices_pending() {
         let mut e = FrameEngine::new(MAC, EngineConfig::default());
-        for _ in 0..256 {
-            e.submit(Command::Nop, 0, &[]).unwrap();
+        for _ in 0..INDICES {
+            let h = e.submit(Command::Nop, 0, &[]).unwrap();
+            assert!(h.index() < 0x80, "cyclic indices are never used");
         }
         assert_eq!(
             e.submit(Command::Nop, 0, &[]).unwrap_err(),

@@ -1,0 +1,39 @@
+//! The MainDevice against the in-process simulated network, on virtual time: scan, activate,
+//! reach OP, exchange process data.
+
+use ecat::clock::VirtualTime;
+use ecat::link::sim::SimLink;
+use ecat::runtime::Activation;
+use ecat::MainDevice;
+use ecat_sim::Network;
+use ecat_wire::al::AlState;
+
+fn open(net: &str) -> (MainDevice, VirtualTime) {
+    let vt = VirtualTime::new();
+    let link = SimLink::with_network(
+        Network::open(net).unwrap(),
+        format!("sim:{net}"),
+        net.into(),
+    )
+    .on_virtual_time(vt.clone());
+    (MainDevice::with_link(Box::new(link)), vt)
+}
+
+#[test]
+fn io_reaches_op() {
+    let (mut md, _vt) = open("io");
+    md.scan().unwrap();
+    let mut rt = md.activate(Activation::default()).unwrap();
+    let r = rt.run_until_state(AlState::Op, 1_000_000, 2000);
+    while let Some(e) = rt.next_event() {
+        println!("{e}");
+    }
+    r.unwrap();
+    let d = rt.domain(0);
+    println!(
+        "domain: {} bytes out, {} in, expected WKC {}",
+        d.outputs_len,
+        d.inputs_len,
+        d.expected_wkc()
+    );
+}
