@@ -49,9 +49,17 @@ fn setup() -> Bus {
     let mut bus = Bus::preset("io");
     bus.assign_addresses();
     bus.fpwr(EL2008, reg::SM0, &sm(0x0F00, 0x44));
-    bus.fpwr(EL2008, reg::FMMU0, &fmmu(0x0001_0000, 1, 0, 7, 0x0F00, FmmuRepr::WRITE));
+    bus.fpwr(
+        EL2008,
+        reg::FMMU0,
+        &fmmu(0x0001_0000, 1, 0, 7, 0x0F00, FmmuRepr::WRITE),
+    );
     bus.fpwr(EL1018, reg::SM0, &sm(0x1000, 0x00));
-    bus.fpwr(EL1018, reg::FMMU0, &fmmu(0x0001_0001, 1, 0, 7, 0x1000, FmmuRepr::READ));
+    bus.fpwr(
+        EL1018,
+        reg::FMMU0,
+        &fmmu(0x0001_0001, 1, 0, 7, 0x1000, FmmuRepr::READ),
+    );
     bus.net.subdevice_mut(2).unwrap().pdi_write(0x1000, &[0x5C]);
     bus
 }
@@ -64,22 +72,41 @@ fn lrw_reads_inputs_and_writes_outputs() {
     assert_eq!(r.data, [0xA5, 0x5C, 0x77], "unmapped byte passes through");
     assert_eq!(bus.fprd(EL2008, 0x0F00, 1).data, [0xA5]);
     assert_eq!(logical(&mut bus, Command::Lrd, 0x0001_0000, &[0, 0]).wkc, 1);
-    assert_eq!(logical(&mut bus, Command::Lwr, 0x0001_0000, &[0x0F, 0]).wkc, 1);
+    assert_eq!(
+        logical(&mut bus, Command::Lwr, 0x0001_0000, &[0x0F, 0]).wkc,
+        1
+    );
     assert_eq!(bus.fprd(EL2008, 0x0F00, 1).data, [0x0F]);
-    assert_eq!(logical(&mut bus, Command::Lrw, 0x0002_0000, &[0; 4]).wkc, 0, "no FMMU");
+    assert_eq!(
+        logical(&mut bus, Command::Lrw, 0x0002_0000, &[0; 4]).wkc,
+        0,
+        "no FMMU"
+    );
 }
 
 #[test]
 fn bit_granular_mapping_masks() {
     let mut bus = setup();
     // EL1018 bits 0..3 of 0x1000 → logical 0x30000 bits 4..7.
-    bus.fpwr(EL1018, reg::fmmu(1), &fmmu(0x0003_0000, 1, 4, 7, 0x1000, FmmuRepr::READ));
+    bus.fpwr(
+        EL1018,
+        reg::fmmu(1),
+        &fmmu(0x0003_0000, 1, 4, 7, 0x1000, FmmuRepr::READ),
+    );
     let r = logical(&mut bus, Command::Lrd, 0x0003_0000, &[0x0F]);
     assert_eq!(r.wkc, 1);
-    assert_eq!(r.data, [0xCF], "low nibble from the frame, high nibble = memory 0x5C & 0x0F");
+    assert_eq!(
+        r.data,
+        [0xCF],
+        "low nibble from the frame, high nibble = memory 0x5C & 0x0F"
+    );
     // EL2008: logical bit 0x40000.6 → output bit 0; other output bits untouched.
     bus.fpwr(EL2008, 0x0F00, &[0x80]);
-    bus.fpwr(EL2008, reg::fmmu(1), &fmmu(0x0004_0000, 1, 6, 6, 0x0F00, FmmuRepr::WRITE));
+    bus.fpwr(
+        EL2008,
+        reg::fmmu(1),
+        &fmmu(0x0004_0000, 1, 6, 6, 0x0F00, FmmuRepr::WRITE),
+    );
     assert_eq!(logical(&mut bus, Command::Lwr, 0x0004_0000, &[0x40]).wkc, 1);
     assert_eq!(bus.fprd(EL2008, 0x0F00, 1).data, [0x81]);
 }
@@ -94,6 +121,13 @@ fn closed_process_data_sms_do_not_count() {
         b[2] = 4;
         b
     });
-    bus.fpwr(0x1004, reg::FMMU0, &fmmu(0x0005_0000, 4, 0, 7, 0x1000, FmmuRepr::WRITE));
-    assert_eq!(logical(&mut bus, Command::Lwr, 0x0005_0000, &[1, 2, 3, 4]).wkc, 0);
+    bus.fpwr(
+        0x1004,
+        reg::FMMU0,
+        &fmmu(0x0005_0000, 4, 0, 7, 0x1000, FmmuRepr::WRITE),
+    );
+    assert_eq!(
+        logical(&mut bus, Command::Lwr, 0x0005_0000, &[1, 2, 3, 4]).wkc,
+        0
+    );
 }

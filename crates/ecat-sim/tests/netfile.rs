@@ -26,7 +26,10 @@ fn models_names_and_aliases() {
     .unwrap();
     let s = n.summary();
     assert_eq!(s[0].name, "coupler");
-    assert_eq!((s[1].order.as_str(), s[1].alias, s[1].product), ("EL1008", 12, 0x03F0_3052));
+    assert_eq!(
+        (s[1].order.as_str(), s[1].alias, s[1].product),
+        ("EL1008", 12, 0x03F0_3052)
+    );
     assert!(s[2].passive);
     assert_eq!(n.subdevice(1).unwrap().station_alias(), 12);
 }
@@ -41,7 +44,10 @@ fn errors_name_file_and_line() {
     let e = err("[[subdevice]]\nmodel = \"EK1100\n");
     assert!(e.starts_with("net.toml:2:"), "syntax error: {e}");
     let e = err("[[subdevice]]\nname = \"x\"\n");
-    assert!(e.starts_with("net.toml:") && e.contains("needs `model"), "{e}");
+    assert!(
+        e.starts_with("net.toml:") && e.contains("needs `model"),
+        "{e}"
+    );
     let e = err("[[subdevice]]\nmodel = \"EK1100\"\nsii = \"a.bin\"\n");
     assert!(e.contains("either `model` or `sii`"), "{e}");
     let e = err("[[subdevice]]\nmodel = \"EL9011\"\nalias = 3\n");
@@ -64,7 +70,11 @@ fn sii_files_are_validated() {
     let mut bad_crc = good.clone();
     bad_crc[14] ^= 0x55;
     std::fs::write(dir.join("crc.bin"), &bad_crc).unwrap();
-    std::fs::write(dir.join("garbage.bin"), (0..2048u32).map(|i| (i * 7919) as u8).collect::<Vec<u8>>()).unwrap();
+    std::fs::write(
+        dir.join("garbage.bin"),
+        (0..2048u32).map(|i| (i * 7919) as u8).collect::<Vec<u8>>(),
+    )
+    .unwrap();
     // Fixed area only: the category list runs off the end.
     let mut no_end = good[..130].to_vec();
     no_end[128] = 0x0A;
@@ -77,11 +87,19 @@ fn sii_files_are_validated() {
     let n = net("good.bin").unwrap();
     assert_eq!(n.summary()[1].order, "EL2004");
     let e = |f: &str| net(f).unwrap_err().to_string();
-    assert!(e("short.bin").contains("fewer than the 128-byte fixed area"), "{}", e("short.bin"));
+    assert!(
+        e("short.bin").contains("fewer than the 128-byte fixed area"),
+        "{}",
+        e("short.bin")
+    );
     assert!(e("crc.bin").contains("bad CRC"), "{}", e("crc.bin"));
     assert!(e("garbage.bin").contains("bad CRC"), "{}", e("garbage.bin"));
     assert!(e("noend.bin").contains("END marker"), "{}", e("noend.bin"));
-    assert!(e("missing.bin").contains(":4: cannot use SII image"), "{}", e("missing.bin"));
+    assert!(
+        e("missing.bin").contains(":4: cannot use SII image"),
+        "{}",
+        e("missing.bin")
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -90,8 +108,13 @@ fn open_accepts_presets_and_paths() {
     assert_eq!(Network::open("sim:io").unwrap().subdevice_count(), 5);
     assert_eq!(Network::open("io").unwrap().subdevice_count(), 5);
     let e = Network::open("sim:nope").unwrap_err().to_string();
-    assert!(e.contains("unknown network preset \"nope\"") && e.contains("io, servo"), "{e}");
-    let e = Network::open("sim:/no/such/net.toml").unwrap_err().to_string();
+    assert!(
+        e.contains("unknown network preset \"nope\"") && e.contains("io, servo"),
+        "{e}"
+    );
+    let e = Network::open("sim:/no/such/net.toml")
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("cannot read /no/such/net.toml"), "{e}");
     let dir = tmpdir("open");
     std::fs::write(dir.join("n.toml"), "[[subdevice]]\nmodel = \"EL2008\"\n").unwrap();
