@@ -3,11 +3,11 @@
 //! microcontroller, the firmware behind its PDI) does.
 //!
 //! Design: the memory is one flat byte array (registers 0x0000–0x0FFF, then process RAM from
-//! 0x1000). The ECAT side goes through [`access`] (register map, write protection, SyncManager
+//! 0x1000). The ECAT side goes through `access` (register map, write protection, SyncManager
 //! gating, side effects); the PDI side (firmware, device models) writes memory directly. Each
-//! concern lives in its own module: [`regmap`] (what exists), [`syncman`] (SM registers and
-//! mailbox gating), [`process`] (commands, addressing, WKC), [`logical`] (FMMUs), [`eeprom`]
-//! (SII interface), [`al`] (state machine) and [`mailbox`] (the PDI side of the mailbox).
+//! concern lives in its own module: [`regmap`] (what exists), `syncman` (SM registers and
+//! mailbox gating), `process` (commands, addressing, WKC), `logical` (FMMUs), `eeprom`
+//! (SII interface), `al` (state machine) and `mailbox` (the PDI side of the mailbox).
 //! Time only enters through `now_ns` arguments, so the model is deterministic.
 
 mod access;

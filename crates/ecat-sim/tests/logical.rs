@@ -1,0 +1,133 @@
+//! LRD/LWR/LRW through FMMUs: byte and bit mappings, WKC per direction, SM gating.
+
+mod common;
+
+use common::Bus;
+use ecat_wire::datagram::DatagramRepr;
+use ecat_wire::register::{self as reg, FmmuRepr, SmRepr};
+use ecat_wire::Command;
+
+const EL2008: u16 = 0x1002;
+const EL1018: u16 = 0x1003;
+
+fn fmmu(logical: u32, len: u16, start_bit: u8, stop_bit: u8, phys: u16, kind: u8) -> [u8; 16] {
+    let mut b = [0u8; 16];
+    FmmuRepr {
+        logical_start: logical,
+        length: len,
+        logical_start_bit: start_bit,
+        logical_stop_bit: stop_bit,
+        physical_start: phys,
+        physical_start_bit: 0,
+        kind,
+        enable: 1,
+    }
+    .emit(&mut b)
+    .unwrap();
+    b
+}
+
+fn sm(start: u16, control: u8) -> [u8; 8] {
+    let mut b = [0u8; 8];
+    SmRepr {
+        start,
+        length: 1,
+        control,
+        activate: 1,
+        ..Default::default()
+    }
+    .emit(&mut b)
+    .unwrap();
+    b
+}
+
+fn logical(bus: &mut Bus, cmd: Command, addr: u32, data: &[u8]) -> common::Reply {
+    bus.send(DatagramRepr::logical(cmd, 7, addr, data.len() as u16), data)
+}
+
+fn setup() -> Bus {
+    let mut bus = Bus::preset("io");
+    bus.assign_addresses();
+    bus.fpwr(EL2008, reg::SM0, &sm(0x0F00, 0x44));
+    bus.fpwr(
+        EL2008,
+        reg::FMMU0,
+        &fmmu(0x0001_0000, 1, 0, 7, 0x0F00, FmmuRepr::WRITE),
+    );
+    bus.fpwr(EL1018, reg::SM0, &sm(0x1000, 0x00));
+    bus.fpwr(
+        EL1018,
+        reg::FMMU0,
+        &fmmu(0x0001_0001, 1, 0, 7, 0x1000, FmmuRepr::READ),
+    );
+    bus.net.subdevice_mut(2).unwrap().pdi_write(0x1000, &[0x5C]);
+    bus
+}
+
+#[test]
+fn lrw_reads_inputs_and_writes_outputs() {
+    let mut bus = setup();
+    let r = logical(&mut bus, Command::Lrw, 0x0001_0000, &[0xA5, 0x00, 0x77]);
+    assert_eq!(r.wkc, 3, "EL2008 outputs +2, EL1018 inputs +1");
+    assert_eq!(r.data, [0xA5, 0x5C, 0x77], "unmapped byte passes through");
+    assert_eq!(bus.fprd(EL2008, 0x0F00, 1).data, [0xA5]);
+    assert_eq!(logical(&mut bus, Command::Lrd, 0x0001_0000, &[0, 0]).wkc, 1);
+    assert_eq!(
+        logical(&mut bus, Command::Lwr, 0x0001_0000, &[0x0F, 0]).wkc,
+        1
+    );
+    assert_eq!(bus.fprd(EL2008, 0x0F00, 1).data, [0x0F]);
+    assert_eq!(
+        logical(&mut bus, Command::Lrw, 0x0002_0000, &[0; 4]).wkc,
+        0,
+        "no FMMU"
+    );
+}
+
+#[test]
+fn bit_granular_mapping_masks() {
+    let mut bus = setup();
+    // EL1018 bits 0..3 of 0x1000 → logical 0x30000 bits 4..7.
+    bus.fpwr(
+        EL1018,
+        reg::fmmu(1),
+        &fmmu(0x0003_0000, 1, 4, 7, 0x1000, FmmuRepr::READ),
+    );
+    let r = logical(&mut bus, Command::Lrd, 0x0003_0000, &[0x0F]);
+    assert_eq!(r.wkc, 1);
+    assert_eq!(
+        r.data,
+        [0xCF],
+        "low nibble from the frame, high nibble = memory 0x5C & 0x0F"
+    );
+    // EL2008: logical bit 0x40000.6 → output bit 0; other output bits untouched.
+    bus.fpwr(EL2008, 0x0F00, &[0x80]);
+    bus.fpwr(
+        EL2008,
+        reg::fmmu(1),
+        &fmmu(0x0004_0000, 1, 6, 6, 0x0F00, FmmuRepr::WRITE),
+    );
+    assert_eq!(logical(&mut bus, Command::Lwr, 0x0004_0000, &[0x40]).wkc, 1);
+    assert_eq!(bus.fprd(EL2008, 0x0F00, 1).data, [0x81]);
+}
+
+#[test]
+fn closed_process_data_sms_do_not_count() {
+    let mut bus = Bus::preset("io");
+    bus.assign_addresses();
+    // EL4132 (firmware) in INIT: SM2 configured by the master but kept closed by the firmware.
+    bus.fpwr(0x1004, reg::sm(2), &{
+        let mut b = sm(0x1000, 0x24);
+        b[2] = 4;
+        b
+    });
+    bus.fpwr(
+        0x1004,
+        reg::FMMU0,
+        &fmmu(0x0005_0000, 4, 0, 7, 0x1000, FmmuRepr::WRITE),
+    );
+    assert_eq!(
+        logical(&mut bus, Command::Lwr, 0x0005_0000, &[1, 2, 3, 4]).wkc,
+        0
+    );
+}
