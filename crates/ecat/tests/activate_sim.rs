@@ -37,3 +37,17 @@ fn io_reaches_op() {
         d.expected_wkc()
     );
 }
+
+#[test]
+fn lrw_wkc_matches_in_op() {
+    let (mut md, vt) = open("io");
+    md.scan().unwrap();
+    let mut rt = md.activate(Activation::default()).unwrap();
+    rt.run_until_state(AlState::Op, 1_000_000, 2000).unwrap();
+    for _ in 0..100 {
+        vt.advance(1_000_000);
+        rt.tx_rx(1_000_000).unwrap();
+        let d = rt.domain(0);
+        assert_eq!(d.wkc(), d.expected_wkc(), "cycle {}", rt.cycle_count());
+    }
+}
