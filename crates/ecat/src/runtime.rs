@@ -60,6 +60,8 @@ pub struct Runtime {
     rx: Vec<u8>,
     tx: Vec<u8>,
     cycle: u64,
+    /// AL status probe of the cycle before the current send.
+    probe: Option<(u16, u16)>,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -109,6 +111,7 @@ impl Runtime {
             rx: vec![0; 2048],
             tx: vec![0; 1518],
             cycle: 0,
+            probe: None,
         })
     }
 
@@ -215,20 +218,52 @@ impl Runtime {
     /// Send the cyclic frames (outputs as they are in the domain images now), then advance the
     /// supervisor and send at most one acyclic frame.
     pub fn send(&mut self) -> Result<()> {
+        self.send_cyclic()?;
+        self.send_acyclic()
+    }
+
+    /// Send this cycle's cyclic frames (first part of [`Runtime::send`]).
+    pub fn send_cyclic(&mut self) -> Result<()> {
         let now = self.clock.now_ns();
-        let probe = self.frames.al_probe();
+        self.probe = self.frames.al_probe();
         self.cycle += 1;
         self.frames.prepare(&mut self.domains);
         for n in 0..self.frames.frame_count() {
             let f = self.frames.frame(n, now);
             self.link.send(f)?;
         }
-        self.supervisor
-            .poll(&mut self.engine, now, self.cycle, probe);
+        Ok(())
+    }
+
+    /// Advance the supervisor and send at most one acyclic frame (second part of
+    /// [`Runtime::send`]).
+    pub fn send_acyclic(&mut self) -> Result<()> {
+        let now = self.clock.now_ns();
+        self.supervisor.poll(&mut self.engine, now, self.cycle, self.probe);
         if let Some(n) = self.engine.poll_transmit(now, &mut self.tx) {
             self.link.send(&self.tx[..n])?;
         }
         Ok(())
+    }
+
+    /// After a send: receive until every cyclic frame of this cycle is back or `deadline_ns`
+    /// (on the runtime clock) passes. Returns true if all came back. Never waits on virtual
+    /// time (the simulated ring has answered already).
+    pub fn wait_return(&mut self, deadline_ns: u64) -> Result<bool> {
+        while !self.frames.all_returned() {
+            let until = self.clock.instant_at(deadline_ns);
+            if until.is_some_and(|u| u <= std::time::Instant::now()) {
+                break;
+            }
+            match self.link.recv(&mut self.rx, until)? {
+                Some(n) => {
+                    let now = self.clock.now_ns();
+                    self.dispatch(n, now);
+                }
+                None => break,
+            }
+        }
+        Ok(self.frames.all_returned())
     }
 
     /// IgH's cycle: receive what came back from the last send, process, send again.
@@ -243,22 +278,10 @@ impl Runtime {
     pub fn tx_rx(&mut self, timeout_ns: u64) -> Result<bool> {
         self.send()?;
         let deadline = self.clock.now_ns() + timeout_ns;
-        while !self.frames.all_returned() {
-            let until = self.clock.instant_at(deadline);
-            if until.is_some_and(|u| u <= std::time::Instant::now()) {
-                break;
-            }
-            match self.link.recv(&mut self.rx, until)? {
-                Some(n) => {
-                    let now = self.clock.now_ns();
-                    self.dispatch(n, now);
-                }
-                None => break,
-            }
-        }
+        let all = self.wait_return(deadline)?;
         self.receive()?;
         self.process();
-        Ok(self.frames.all_returned())
+        Ok(all)
     }
 
     /// Ask every SubDevice for `state` and cycle (with `tx_rx`, advancing virtual time by
