@@ -9,6 +9,7 @@
 use crate::mailbox::{self, MailboxHeaderRepr, MailboxType};
 use crate::{le16, put16, Error, Result};
 
+mod abort;
 mod datatype;
 pub mod info;
 pub mod sdo;
