@@ -26,6 +26,8 @@ pub mod coe;
 pub mod datagram;
 mod error;
 pub mod frame;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod mailbox;
 pub mod register;
 pub mod sii;
