@@ -8,7 +8,10 @@
 mod cmd;
 mod datatype;
 mod output;
+mod pdofile;
 mod select;
+mod signals;
+mod units;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -17,7 +17,7 @@
 
 use crate::domain::Domain;
 use crate::error::{Error, Result};
-use ecat_wire::datagram::{DatagramRepr, HEADER_LEN, OVERHEAD};
+use ecat_wire::datagram::{Addressing, DatagramRepr, HEADER_LEN, OVERHEAD};
 use ecat_wire::frame::{parse_ethernet, ECAT_HEADER_LEN, ETH_HEADER_LEN};
 use ecat_wire::register::AL_STATUS;
 use ecat_wire::{Command, FrameBuilder};
@@ -284,7 +284,15 @@ impl CyclicFrames {
             && payload.len() >= ECAT_HEADER_LEN + body_len
             && f.headers.iter().all(|&h| {
                 let o = h - ETH_HEADER_LEN;
-                payload[o] == f.buf[h] && payload[o + 2..o + 8] == f.buf[h + 2..h + 8]
+                // Command, ADO and length must match; ADP too, except where SubDevices
+                // increment it on the way (broadcast and auto-increment commands).
+                let adp_moves = matches!(
+                    Command::from_u8(f.buf[h]).map(|c| c.addressing()),
+                    Some(Addressing::Broadcast | Addressing::AutoIncrement)
+                );
+                payload[o] == f.buf[h]
+                    && payload[o + 4..o + 8] == f.buf[h + 4..h + 8]
+                    && (adp_moves || payload[o + 2..o + 4] == f.buf[h + 2..h + 4])
             });
         if !same {
             self.counters.frames_corrupted += 1;
@@ -427,6 +435,7 @@ mod tests {
                 Some(Command::Brd) => {
                     d.data_mut().copy_from_slice(&al.to_le_bytes());
                     d.set_wkc(2);
+                    d.set_adp(2); // every SubDevice increments ADP
                 }
                 _ => {
                     let base = d.logical_address() as usize;

@@ -14,6 +14,7 @@
 //! - [`config`], [`domain`], [`cyclic`]: process data layout and the cyclic frames;
 //! - [`supervisor`]: per-SubDevice state machines that bring up and recover SubDevices;
 //! - [`runtime`]: the activated MainDevice (receive / process / send);
+//! - [`cycle`], [`perf`]: the real-time loop and the figures it measures;
 //! - [`maindevice`]: the façade the CLI and applications use.
 
 #![warn(missing_docs)]
@@ -21,6 +22,7 @@
 pub mod bus;
 pub mod clock;
 pub mod config;
+pub mod cycle;
 pub mod cyclic;
 pub mod domain;
 pub mod eeprom;
@@ -29,6 +31,7 @@ pub mod esm;
 pub mod frame;
 pub mod link;
 pub mod maindevice;
+pub mod perf;
 pub mod runtime;
 pub mod scan;
 mod sii_decode;

@@ -239,7 +239,8 @@ impl Runtime {
     /// [`Runtime::send`]).
     pub fn send_acyclic(&mut self) -> Result<()> {
         let now = self.clock.now_ns();
-        self.supervisor.poll(&mut self.engine, now, self.cycle, self.probe);
+        self.supervisor
+            .poll(&mut self.engine, now, self.cycle, self.probe);
         if let Some(n) = self.engine.poll_transmit(now, &mut self.tx) {
             self.link.send(&self.tx[..n])?;
         }

@@ -10,7 +10,6 @@ use super::CmdResult;
 use ecat::link::raw::RawSocket;
 use ecat::link::Link;
 use ecat_sim::Network;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// Options of `ecat sim`.
@@ -24,31 +23,12 @@ pub struct Args {
     network: String,
 }
 
-static STOP: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_signal(_: libc::c_int) {
-    STOP.store(true, Ordering::SeqCst);
-}
-
-/// Make SIGINT and SIGTERM set [`STOP`] instead of killing the process.
-fn install_signal_handlers() {
-    for sig in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
-        unsafe {
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
-            libc::sigemptyset(&mut sa.sa_mask);
-            libc::sigaction(sig, &sa, std::ptr::null_mut());
-        }
-    }
-}
-
 /// Run `ecat sim`.
 pub fn run(a: Args) -> CmdResult {
     let iface = a.interface.strip_prefix("raw:").unwrap_or(&a.interface);
     let mut net = Network::open(&a.network)?;
     let mut link = RawSocket::open(iface)?;
-    install_signal_handlers();
+    crate::signals::install();
     let summary = net.summary();
     println!(
         "ecat sim: answering on {iface} with network '{}' ({} SubDevices)",
@@ -69,7 +49,7 @@ pub fn run(a: Args) -> CmdResult {
     let epoch = Instant::now();
     let mut buf = vec![0u8; 2048];
     let (mut answered, mut dropped) = (0u64, 0u64);
-    while !STOP.load(Ordering::SeqCst) {
+    while !crate::signals::stopped() {
         let deadline = Instant::now() + Duration::from_millis(100);
         let Some(n) = link.recv(&mut buf, Some(deadline))? else {
             continue;

@@ -1,0 +1,239 @@
+//! The real-time cycle: wake up on an absolute schedule, exchange process data, measure.
+//!
+//! [`realtime_setup`] applies what a real-time EtherCAT host needs for the calling thread
+//! (SCHED_FIFO priority, CPU affinity, locked and prefaulted memory) and says plainly what was
+//! refused and how to allow it. [`run`] is the loop: `clock_nanosleep(CLOCK_MONOTONIC,
+//! TIMER_ABSTIME)` to the next period boundary (optionally waking early and spinning the last
+//! microseconds), then
+//! `process received frames → application → send cyclic frames → acyclic work`, then wait for
+//! the cyclic frames to come back (the round trip) and collect them. Every step is timed into
+//! [`Perf`]. Nothing in the loop allocates or blocks other than the sleep and the wait for the
+//! frames; a report callback runs once per report interval, in the slack after the exchange.
+
+use crate::error::{Error, Result};
+use crate::perf::{Metric, Perf};
+use crate::runtime::Runtime;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// How to run the cycle.
+#[derive(Debug, Clone)]
+pub struct CycleOptions {
+    /// Period in nanoseconds.
+    pub period_ns: u64,
+    /// Stop after this long (0 = until `stop` is set).
+    pub duration_ns: u64,
+    /// SCHED_FIFO priority (1..99), if any.
+    pub priority: Option<i32>,
+    /// CPU to pin the thread to, if any.
+    pub cpu: Option<usize>,
+    /// Lock all memory and prefault the stack.
+    pub lock_memory: bool,
+    /// Wake this much early and spin to the boundary (ns; 0 = plain sleep).
+    pub busy_wait_ns: u64,
+    /// How often the report callback runs (ns).
+    pub report_interval_ns: u64,
+}
+
+impl Default for CycleOptions {
+    fn default() -> Self {
+        CycleOptions {
+            period_ns: 1_000_000,
+            duration_ns: 10_000_000_000,
+            priority: None,
+            cpu: None,
+            lock_memory: false,
+            busy_wait_ns: 0,
+            report_interval_ns: 2_000_000_000,
+        }
+    }
+}
+
+/// Counters of the loop itself.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LoopCounters {
+    /// Cycles run.
+    pub cycles: u64,
+    /// Cycles whose work ended after the next boundary (the schedule skipped ahead).
+    pub overruns: u64,
+    /// Cycles whose cyclic frames did not all return within the period.
+    pub incomplete_returns: u64,
+}
+
+/// CLOCK_MONOTONIC in nanoseconds.
+pub fn mono_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: valid pointer to a timespec.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// Sleep until CLOCK_MONOTONIC reaches `t` (absolute, immune to drift).
+pub fn sleep_until(t: u64) {
+    let ts = libc::timespec {
+        tv_sec: (t / 1_000_000_000) as libc::time_t,
+        tv_nsec: (t % 1_000_000_000) as libc::c_long,
+    };
+    // SAFETY: valid timespec; EINTR just means we wake early and the caller's check repeats.
+    while unsafe {
+        libc::clock_nanosleep(
+            libc::CLOCK_MONOTONIC,
+            libc::TIMER_ABSTIME,
+            &ts,
+            std::ptr::null_mut(),
+        )
+    } == libc::EINTR
+    {}
+}
+
+/// Apply the real-time settings to the calling thread. Returns notes on what was applied;
+/// fails with a sentence saying how to allow a refused setting.
+pub fn realtime_setup(opts: &CycleOptions) -> Result<Vec<String>> {
+    let mut notes = Vec::new();
+    if let Some(cpu) = opts.cpu {
+        let n = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1);
+        if cpu >= n.max(libc::CPU_SETSIZE as usize) || cpu >= n {
+            return Err(Error::Invalid(format!(
+                "CPU {cpu} does not exist: this machine has CPUs 0..{}",
+                n - 1
+            )));
+        }
+        // SAFETY: cpu_set_t is plain data; CPU_SET stays in bounds (checked above).
+        let rc = unsafe {
+            let mut set: libc::cpu_set_t = std::mem::zeroed();
+            libc::CPU_SET(cpu, &mut set);
+            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
+        };
+        if rc != 0 {
+            return Err(Error::Invalid(format!(
+                "cannot pin the cycle thread to CPU {cpu}: {}",
+                std::io::Error::last_os_error()
+            )));
+        }
+        notes.push(format!("pinned to CPU {cpu}"));
+    }
+    if let Some(prio) = opts.priority {
+        if !(1..=99).contains(&prio) {
+            return Err(Error::Invalid(format!(
+                "SCHED_FIFO priority {prio} is out of range: use 1..99"
+            )));
+        }
+        let param = libc::sched_param {
+            sched_priority: prio,
+        };
+        // SAFETY: valid sched_param for the calling thread.
+        if unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) } != 0 {
+            return Err(Error::Invalid(format!(
+                "SCHED_FIFO priority {prio} is not permitted ({}): run as root, grant CAP_SYS_NICE, or raise `ulimit -r`",
+                std::io::Error::last_os_error()
+            )));
+        }
+        notes.push(format!("SCHED_FIFO priority {prio}"));
+    }
+    if opts.lock_memory {
+        // SAFETY: plain syscall.
+        if unsafe { libc::mlockall(libc::MCL_CURRENT | libc::MCL_FUTURE) } != 0 {
+            return Err(Error::Invalid(format!(
+                "cannot lock memory ({}): run as root or raise the memlock limit (`ulimit -l unlimited`)",
+                std::io::Error::last_os_error()
+            )));
+        }
+        prefault_stack();
+        notes.push("memory locked, stack prefaulted".into());
+    }
+    Ok(notes)
+}
+
+/// Touch 512 KiB of stack so page faults do not happen inside the loop.
+#[inline(never)]
+fn prefault_stack() {
+    let mut buf = [0u8; 512 * 1024];
+    for i in (0..buf.len()).step_by(4096) {
+        buf[i] = 1;
+    }
+    std::hint::black_box(&mut buf);
+}
+
+/// Run the cycle until `stop` is set or the duration has passed. `app` runs each cycle between
+/// processing the received frames and sending; `report` runs once per report interval.
+pub fn run(
+    rt: &mut Runtime,
+    opts: &CycleOptions,
+    stop: &AtomicBool,
+    perf: &mut Perf,
+    app: &mut dyn FnMut(&mut Runtime, u64),
+    report: &mut dyn FnMut(&mut Perf, &mut Runtime, &LoopCounters),
+) -> Result<LoopCounters> {
+    let period = opts.period_ns.max(1_000);
+    let start = mono_ns();
+    let end = if opts.duration_ns == 0 {
+        u64::MAX
+    } else {
+        start + opts.duration_ns
+    };
+    let mut counters = LoopCounters::default();
+    let mut next = start + period;
+    let mut last_wake = 0u64;
+    let mut next_report = start + opts.report_interval_ns;
+    while !stop.load(Ordering::Relaxed) {
+        if next >= end {
+            break;
+        }
+        if opts.busy_wait_ns > 0 && next > opts.busy_wait_ns {
+            sleep_until(next - opts.busy_wait_ns);
+            while mono_ns() < next {
+                std::hint::spin_loop();
+            }
+        } else {
+            sleep_until(next);
+        }
+        let t0 = mono_ns();
+        perf.record(Metric::WakeLatency, t0.saturating_sub(next));
+        if last_wake != 0 {
+            perf.record(Metric::CycleTime, t0 - last_wake);
+        }
+        last_wake = t0;
+        rt.receive()?;
+        rt.process();
+        let t1 = mono_ns();
+        app(rt, counters.cycles);
+        let t2 = mono_ns();
+        rt.send_cyclic()?;
+        let t3 = mono_ns();
+        rt.send_acyclic()?;
+        let t4 = mono_ns();
+        perf.record(Metric::JobReceive, t1 - t0);
+        perf.record(Metric::JobApp, t2 - t1);
+        perf.record(Metric::JobSendCyclic, t3 - t2);
+        perf.record(Metric::JobAcyclic, t4 - t3);
+        perf.record(Metric::TaskDuration, t4 - t0);
+        // Wait for the frames (at most until shortly before the next boundary).
+        let deadline = rt.now()
+            + (next + period)
+                .saturating_sub(mono_ns())
+                .saturating_sub(period / 10);
+        if rt.wait_return(deadline)? {
+            perf.record(Metric::RoundTrip, rt.round_trip_ns());
+        } else {
+            counters.incomplete_returns += 1;
+        }
+        counters.cycles += 1;
+        perf.tick(t0);
+        next += period;
+        let now = mono_ns();
+        if now >= next {
+            counters.overruns += 1;
+            // Skip the missed boundaries; keep the phase.
+            next += (now - next) / period * period + period;
+        }
+        if now >= next_report {
+            report(perf, rt, &counters);
+            next_report += opts.report_interval_ns;
+        }
+    }
+    Ok(counters)
+}
