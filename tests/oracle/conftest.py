@@ -49,15 +49,6 @@ def tshark() -> str:
     return path
 
 
-@pytest.fixture(scope="session")
-def pysoem_module():
-    try:
-        import pysoem
-    except ImportError as e:
-        need(f"pysoem does not import ({e}); ./scripts/test.sh installs it into .venv")
-    return pysoem
-
-
 @pytest.fixture
 def veth():
     need(netns.unavailable_reason())

@@ -142,6 +142,36 @@ def sii_identity(path: Path) -> tuple[int, int, int]:
     return vendor, product, revision
 
 
+def sii_strings(path: Path) -> list[str]:
+    """The STRINGS category (type 10) of an SII image, read independently of our code.
+
+    Categories start at word 0x40: type (u16), size in words (u16), data.
+    SOEM names a SubDevice after string 1 (the order number, e.g. "EK1100").
+    """
+    data = Path(path).read_bytes()
+    off = 0x80
+    while off + 4 <= len(data):
+        ctype, words = struct.unpack_from("<HH", data, off)
+        if ctype == 0xFFFF:
+            break
+        body = data[off + 4 : off + 4 + 2 * words]
+        if ctype == 10:
+            out, i = [], 1
+            for _ in range(body[0]):
+                n = body[i]
+                out.append(body[i + 1 : i + 1 + n].decode("latin-1"))
+                i += 1 + n
+            return out
+        off += 4 + 2 * words
+    return []
+
+
+def names_agree(ours: str, soem: str) -> bool:
+    """SOEM reports SII string 1 (the order number, cut to 40 characters); we may
+    report that or a longer name that starts with it."""
+    return bool(soem) and (ours == soem or ours.startswith(soem + " ") or ours[:40] == soem)
+
+
 # --------------------------------------------------------------------------
 # The simulator as a process
 # --------------------------------------------------------------------------
@@ -338,9 +368,18 @@ class TsharkCapture:
     person pressing Ctrl-C would, so the file is closed properly.
     """
 
-    def __init__(self, tshark: str, iface: str, out: Path, prefix: list[str] | None = None):
+    def __init__(
+        self,
+        tshark: str,
+        iface: str,
+        out: Path,
+        prefix: list[str] | None = None,
+        capture_filter: str | None = "ether proto 0x88a4",
+    ):
         self.out = Path(out)
-        self.argv = [*(prefix or []), tshark, "-n", "-i", iface, "-w", str(out), "-f", "ether proto 0x88a4"]
+        self.argv = [*(prefix or []), tshark, "-n", "-i", iface, "-w", str(out)]
+        if capture_filter:
+            self.argv += ["-f", capture_filter]
         self.proc: subprocess.Popen | None = None
         self._err: list[str] = []
         self._ready = threading.Event()
