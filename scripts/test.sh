@@ -202,7 +202,11 @@ STAMP="$VENV/.ecat-requirements"
 
 announce "[python] venv $VENV with $(grep -v '^#' "$REQ" | xargs)"
 t0=$(date +%s)
-PY=$(command -v python3) || die python "python3 not found on PATH (apt-get install python3)"
+if ! command -v python3 >/dev/null 2>&1; then
+    note "no python3 on PATH; installing Debian's"
+    apt_install python3 python3-venv || die python "python3 not found on PATH and could not be installed"
+fi
+PY=$(command -v python3)
 note "python3: $PY ($("$PY" --version 2>&1))"
 want_stamp="$("$PY" --version 2>&1) $(sha256sum "$REQ" | cut -d' ' -f1)"
 
@@ -311,7 +315,7 @@ rm -f "$JUNIT"
 # pytest exits 5 when it collected no tests: that is not a failure.
 # shellcheck disable=SC2086
 OK_RCS="0 5" run_step pytest 1500 "$VPY" -m pytest "$ROOT/tests/oracle" -p no:cacheprovider \
-    -rs --timeout=180 --junitxml="$JUNIT" ${PYTEST_ARGS:-}
+    -rs --tb=short --timeout=180 --junitxml="$JUNIT" ${PYTEST_ARGS:-}
 prc=$STEP_RC
 [ "$prc" -eq 5 ] && note "pytest collected no tests (exit 5): not counted as a failure"
 if [ -f "$JUNIT" ]; then

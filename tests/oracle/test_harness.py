@@ -72,3 +72,38 @@ def test_soem_frames_cross_veth_and_decode(tshark, tmp_path):
     assert rep.ecat_frames > 0, rep.summary() + "\n" + cap.stderr_text()
     assert rep.frames == rep.ecat_frames, "only EtherCAT on the link (IPv6 is off)\n" + rep.summary()
     assert rep.malformed_frames == [] and rep.ecat_problems() == [], rep.summary()
+
+
+def test_soem_against_fake_sim(tshark, tmp_path):
+    """The whole SOEM path (namespace, simulator startup detection, probe,
+    capture) against fake_ecat.py, a minimal Python ESC stand-in loaded with the
+    real SII dumps, so a failure against `ecat sim` is about `ecat sim`."""
+    import sys
+
+    from helpers import HERE, TESTDATA, SimProcess, sii_identity, sii_strings
+
+    need(netns.unavailable_reason())
+    pytest.importorskip("pysoem")
+    paths = [TESTDATA / "sii" / f for f in ("ek1100-eeprom-dump.bin", "el2828.bin", "el2889.bin")]
+    net = tmp_path / "net.toml"
+    net.write_text("".join(f'[[subdevice]]\nsii = "{p}"\n' for p in paths))
+    pcap = tmp_path / "fake.pcapng"
+    with netns.VethNs() as v:
+        sim = SimProcess(v.exec_argv([sys.executable, HERE / "fake_ecat.py", "sim", "-i", v.ns_if, "-n", net]))
+        sim.start(expect_lines=3)
+        try:
+            cap = TsharkCapture(tshark, v.host_if, pcap).start()
+            try:
+                result = soem_scan(v.host_if, "preop")
+            finally:
+                cap.stop()
+        finally:
+            sim.stop()
+    assert result["count"] == 3, result
+    for s, p in zip(result["subdevices"], paths):
+        assert s["name"] == sii_strings(p)[0]
+        assert (s["man"], s["id"], s["rev"]) == sii_identity(p)
+        assert s["state"] == 2, result  # PREOP
+    rep = analyze_capture(tshark, pcap)
+    print(rep.summary())
+    assert rep.ecat_frames > 0 and rep.malformed_frames == [] and rep.ecat_problems() == [], rep.summary()
