@@ -41,6 +41,7 @@ mkdir -p "$LOG_DIR"
 export DEBIAN_FRONTEND=noninteractive
 export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 export CARGO_TERM_COLOR=never
+export PYTHONDONTWRITEBYTECODE=1
 
 # Counters for the closing line, and a record of every step.
 PASSED=0
@@ -224,8 +225,9 @@ else
         if ! "$PY" -m venv "$VENV" </dev/null; then
             note "python3 -m venv failed; trying after installing python3-venv"
             rm -rf "$VENV"
-            apt_install python3-venv && "$PY" -m venv "$VENV" </dev/null ||
+            if ! { apt_install python3-venv && "$PY" -m venv "$VENV" </dev/null; }; then
                 die python "could not create $VENV with $PY"
+            fi
         fi
     fi
     rm -f "$STAMP"

@@ -98,7 +98,7 @@ class Esc:
             state = self.mem[0x0120] & 0x0F
             struct.pack_into("<H", self.mem, 0x0130, state)
         if ado <= 0x0502 < end or ado <= 0x0503 < end:
-            cmd = (self.mem[0x0503] & 0x07)
+            cmd = self.mem[0x0503] & 0x07
             if cmd == 1:  # read
                 addr = struct.unpack_from("<H", self.mem, 0x0504)[0] * 2
                 self.mem[0x0508:0x0510] = self.sii[addr : addr + 8].ljust(8, b"\xff")
@@ -159,7 +159,10 @@ def sim(iface: str, network: str) -> int:
     s.bind((iface, ETH_P_ECAT))
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     for i, (name, vendor, product, revision, _) in enumerate(devices):
-        print(f"fake subdevice {i}: {name} vendor={vendor:#x} product={product:#010x} rev={revision:#010x}", flush=True)
+        print(
+            f"fake subdevice {i}: {name} vendor={vendor:#x} product={product:#010x} rev={revision:#010x}",
+            flush=True,
+        )
     while True:
         frame = bytearray(s.recv(2048))
         if len(frame) < 16 or struct.unpack_from(">H", frame, 12)[0] != ETH_P_ECAT:

@@ -12,7 +12,6 @@ from helpers import (
     TsharkCapture,
     analyze_capture,
     describe,
-    ecat_slaves,
     run,
     subdevices_from_json,
 )

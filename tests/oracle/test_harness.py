@@ -89,7 +89,9 @@ def test_soem_against_fake_sim(tshark, tmp_path):
     net.write_text("".join(f'[[subdevice]]\nsii = "{p}"\n' for p in paths))
     pcap = tmp_path / "fake.pcapng"
     with netns.VethNs() as v:
-        sim = SimProcess(v.exec_argv([sys.executable, HERE / "fake_ecat.py", "sim", "-i", v.ns_if, "-n", net]))
+        sim = SimProcess(
+            v.exec_argv([sys.executable, HERE / "fake_ecat.py", "sim", "-i", v.ns_if, "-n", net])
+        )
         sim.start(expect_lines=3)
         try:
             cap = TsharkCapture(tshark, v.host_if, pcap).start()

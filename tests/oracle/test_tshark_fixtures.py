@@ -12,9 +12,7 @@ import pytest
 
 from helpers import TESTDATA, analyze_capture
 
-CAPTURES = sorted(
-    p for p in (TESTDATA / "captures").iterdir() if p.suffix in (".pcapng", ".cap", ".pcap")
-)
+CAPTURES = sorted(p for p in (TESTDATA / "captures").iterdir() if p.suffix in (".pcapng", ".cap", ".pcap"))
 
 # Wireshark's public sample (TwinCAT driving EK1100, EL1014, EL2004, EL3102,
 # EL4132) holds SDO responses whose mailbox length is 6, shorter than the
