@@ -5,6 +5,7 @@ It implements just enough of two subcommands for the SOEM oracle tests to run
 end to end before (or without) the real simulator:
 
   fake_ecat.py slaves --json -i sim:NETWORK   print the network's SubDevices
+  fake_ecat.py slaves --json -i IFACE         the same, scanned by SOEM
   fake_ecat.py sim -i IFACE -n NETWORK        answer EtherCAT frames on IFACE
 
 NETWORK is "io" (the preset's identities, with small made-up SII images) or a
@@ -13,7 +14,8 @@ register array with an EEPROM interface and an AL state that follows AL
 control: no FMMUs, SyncManager checks, mailboxes or DC. It proves the harness
 (namespaces, startup detection, SOEM probe, assertions), never the product.
 
-    ECAT_BIN=tests/oracle/fake_ecat.py .venv/bin/python -m pytest tests/oracle/test_soem_scan.py
+    ECAT_BIN=$PWD/tests/oracle/fake_ecat.py PATH=$PWD/.venv/bin:$PATH \
+        .venv/bin/python -m pytest tests/oracle/test_soem_scan.py tests/oracle/test_cli_veth.py
 """
 
 from __future__ import annotations
@@ -177,6 +179,7 @@ def main() -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     a = sub.add_parser("slaves")
     a.add_argument("--json", action="store_true")
+    a.add_argument("-v", action="store_true")
     a.add_argument("-i", required=True)
     b = sub.add_parser("sim")
     b.add_argument("-i", required=True)
@@ -184,10 +187,18 @@ def main() -> int:
     args = ap.parse_args()
     if args.cmd == "sim":
         return sim(args.i, args.n)
-    if not args.i.startswith("sim:"):
-        print("fake_ecat: only sim: networks", file=sys.stderr)
-        return 2
-    devs = load_network(args.i[4:])
+    if args.i.startswith("sim:"):
+        devs = load_network(args.i[4:])
+    else:  # a real interface: let SOEM be the master
+        import pysoem
+
+        master = pysoem.Master()
+        master.open(args.i)
+        try:
+            master.config_init()
+            devs = [(s.name, s.man, s.id, s.rev, b"") for s in master.slaves]
+        finally:
+            master.close()
     json.dump(
         [
             {"position": i, "name": n, "vendor": v, "product": p, "revision": r}
