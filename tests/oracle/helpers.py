@@ -177,6 +177,27 @@ def names_agree(ours: str, soem: str) -> bool:
 # --------------------------------------------------------------------------
 
 
+def spawn(argv: list[str], stdout, stderr) -> subprocess.Popen:
+    """Start a background child that reads nothing and speaks text."""
+    return subprocess.Popen(
+        argv, stdin=subprocess.DEVNULL, stdout=stdout, stderr=stderr, text=True, errors="replace"
+    )
+
+
+def stop_child(proc: subprocess.Popen | None, sig: int, grace: float) -> int | None:
+    """Send `sig`, wait `grace` seconds, then SIGKILL. Returns the exit code."""
+    if proc is None:
+        return None
+    if proc.poll() is None:
+        proc.send_signal(sig)
+        try:
+            proc.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=5)
+    return proc.returncode
+
+
 class SimProcess:
     """`ecat sim -i IF -n NETWORK` in a namespace, started and stopped cleanly.
 
@@ -203,14 +224,7 @@ class SimProcess:
         return self._stderr.read()
 
     def start(self, timeout: float = 20.0, quiet: float = 0.5, expect_lines: int | None = None):
-        self.proc = subprocess.Popen(
-            self.argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=self._stderr,
-            text=True,
-            errors="replace",
-        )
+        self.proc = spawn(self.argv, subprocess.PIPE, self._stderr)
         threading.Thread(target=self._pump, daemon=True).start()
         deadline = time.monotonic() + timeout
         eof = False
@@ -244,16 +258,7 @@ class SimProcess:
 
     def stop(self) -> int | None:
         """SIGTERM, then SIGKILL after 5 s. Returns the exit code."""
-        if self.proc is None:
-            return None
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
-        return self.proc.returncode
+        return stop_child(self.proc, signal.SIGTERM, 5.0)
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
@@ -396,14 +401,7 @@ class TsharkCapture:
         return "\n".join(self._err)
 
     def start(self, timeout: float = 30.0) -> "TsharkCapture":
-        self.proc = subprocess.Popen(
-            self.argv,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            errors="replace",
-        )
+        self.proc = spawn(self.argv, subprocess.DEVNULL, subprocess.PIPE)
         threading.Thread(target=self._pump, daemon=True).start()
         if not self._ready.wait(timeout) or self.proc.poll() is not None:
             self.stop()
@@ -413,14 +411,6 @@ class TsharkCapture:
         return self
 
     def stop(self, timeout: float = 15.0) -> int | None:
-        if self.proc is None:
-            return None
-        if self.proc.poll() is None:
+        if self.proc is not None and self.proc.poll() is None:
             time.sleep(0.3)  # let the last frames reach the file
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=5)
-        return self.proc.returncode
+        return stop_child(self.proc, signal.SIGINT, timeout)
