@@ -317,7 +317,7 @@ rm -f "$JUNIT"
 # pytest exits 5 when it collected no tests: that is not a failure.
 # shellcheck disable=SC2086
 OK_RCS="0 5" run_step pytest 1500 "$VPY" -m pytest "$ROOT/tests/oracle" -p no:cacheprovider \
-    -rs --tb=short --timeout=180 --junitxml="$JUNIT" ${PYTEST_ARGS:-}
+    -rfEs --tb=short --timeout=180 --junitxml="$JUNIT" ${PYTEST_ARGS:-}
 prc=$STEP_RC
 [ "$prc" -eq 5 ] && note "pytest collected no tests (exit 5): not counted as a failure"
 if [ -f "$JUNIT" ]; then
