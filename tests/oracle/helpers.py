@@ -408,9 +408,14 @@ class TsharkCapture:
             raise AssertionError(
                 f"tshark did not start capturing within {timeout}s\n$ {' '.join(self.argv)}\n{self.stderr_text()}"
             )
+        # "Capturing on" comes before dumpcap's socket and filter are attached (seen: a
+        # capture started right after it got 0 of ~200 frames). Let it settle.
+        time.sleep(1.5)
         return self
 
     def stop(self, timeout: float = 15.0) -> int | None:
         if self.proc is not None and self.proc.poll() is None:
-            time.sleep(0.3)  # let the last frames reach the file
+            # dumpcap reads the kernel ring in batches; a SIGINT right after the traffic can
+            # lose what it has not read yet (seen: 0 of ~200 frames). Give it time to drain.
+            time.sleep(1.5)
         return stop_child(self.proc, signal.SIGINT, timeout)
