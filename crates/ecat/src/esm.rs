@@ -123,7 +123,7 @@ pub fn request_state(
     let mut batch: Vec<Pdu> = subs
         .iter()
         .map(|s| {
-            let ack = s.al_status.error();
+            let ack = refused(s.al_status, s.al_status_code);
             let ctl = AlControl::request(target, ack);
             Pdu::physical(
                 Command::Fpwr,

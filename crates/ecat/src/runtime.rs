@@ -315,14 +315,8 @@ impl Runtime {
         let behind: Vec<String> = self
             .supervisor
             .states()
-            .filter(|(_, st, lost)| *lost || st.state() != Some(state) || st.error())
-            .map(|(s, st, lost)| {
-                if lost {
-                    format!("{} (lost)", s.who())
-                } else {
-                    format!("{} ({st})", s.who())
-                }
-            })
+            .filter(|s| !s.running)
+            .map(|s| s.to_string())
             .collect();
         Err(Error::Invalid(format!(
             "not every SubDevice reached {state} within {max_cycles} cycles: {}",

@@ -134,6 +134,44 @@ struct Sub {
     code: AlStatusCode,
 }
 
+/// One SubDevice as the supervisor sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct SubState<'a> {
+    /// What the scan found.
+    pub info: &'a SubDevice,
+    /// Last AL status read.
+    pub status: AlStatus,
+    /// Last AL status code read.
+    pub code: AlStatusCode,
+    /// Not answering.
+    pub lost: bool,
+    /// In the target state and watched by the cyclic probe only.
+    pub running: bool,
+}
+
+impl fmt::Display for SubState<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.lost {
+            return write!(f, "{} (lost)", self.info.who());
+        }
+        let state = self
+            .status
+            .state()
+            .map(|s| s.name().to_string())
+            .unwrap_or_else(|| format!("0x{:02X}", self.status.state_bits()));
+        let err = if crate::esm::refused(self.status, self.code) {
+            "+ERR"
+        } else {
+            ""
+        };
+        write!(f, "{} ({state}{err}", self.info.who())?;
+        if self.code.0 != 0 {
+            write!(f, ", code {}", self.code)?;
+        }
+        f.write_str(")")
+    }
+}
+
 /// Timing of the supervisor (nanoseconds).
 #[derive(Debug, Clone, Copy)]
 pub struct SupervisorTiming {
@@ -236,11 +274,14 @@ impl Supervisor {
             .count()
     }
 
-    /// Last known AL status of each SubDevice, by position.
-    pub fn states(&self) -> impl Iterator<Item = (&SubDevice, AlStatus, bool)> {
-        self.subs.iter().map(|s| {
-            let lost = matches!(s.phase, Phase::Lost { .. } | Phase::Probe);
-            (&s.info, s.status, lost)
+    /// What the supervisor knows of each SubDevice, by position.
+    pub fn states(&self) -> impl Iterator<Item = SubState<'_>> {
+        self.subs.iter().map(|s| SubState {
+            info: &s.info,
+            status: s.status,
+            code: s.code,
+            lost: matches!(s.phase, Phase::Lost { .. } | Phase::Probe),
+            running: s.phase == Phase::Running,
         })
     }
 
@@ -256,13 +297,15 @@ impl Supervisor {
         self.events.push_back(e);
     }
 
+    /// The probe answer that means "nothing changed": WKC = SubDevices present, data = OR of
+    /// their last known AL status words.
     fn update_expected_probe(&mut self) {
         let present = self
             .subs
             .iter()
-            .filter(|s| !matches!(s.phase, Phase::Lost { .. } | Phase::Probe))
-            .count() as u16;
-        self.expected_probe = (present, self.target as u16);
+            .filter(|s| !matches!(s.phase, Phase::Lost { .. } | Phase::Probe));
+        let (n, or) = present.fold((0u16, 0u16), |(n, or), s| (n + 1, or | s.status.0));
+        self.expected_probe = (n, or);
     }
 
     /// Advance every state machine by at most one step. `probe` is the cyclic AL-status probe
@@ -439,7 +482,8 @@ impl Supervisor {
                 (Command::Fpwr, st, reg::SM0, put(&b))
             }
             Phase::Request(state) => {
-                let c = AlControl::request(state, s.status.error()).0.to_le_bytes();
+                let ack = crate::esm::refused(s.status, s.code);
+                let c = AlControl::request(state, ack).0.to_le_bytes();
                 s.wait_deadline = now + self.timing.transition_timeout;
                 (Command::Fpwr, st, reg::AL_CONTROL, put(&c))
             }
@@ -576,8 +620,13 @@ impl Supervisor {
                 let status = AlStatus(u16::from_le_bytes([d[0], d[1]]));
                 let code = AlStatusCode(u16::from_le_bytes([d[4], d[5]]));
                 let s = &mut self.subs[i];
+                let changed = s.status != status;
                 s.status = status;
                 s.code = code;
+                if changed {
+                    self.update_expected_probe();
+                }
+                let s = &mut self.subs[i];
                 let want = match phase {
                     Phase::WaitInit => AlState::Init,
                     Phase::Wait(w) => w,

@@ -51,3 +51,41 @@ fn lrw_wkc_matches_in_op() {
         assert_eq!(d.wkc(), d.expected_wkc(), "cycle {}", rt.cycle_count());
     }
 }
+
+#[test]
+fn wrong_sm2_length_is_refused_with_code_and_text() {
+    use ecat::config::{EntryConfig, SubDeviceConfig};
+    let (mut md, _vt) = open("io");
+    md.scan().unwrap();
+    let mut configs: Vec<SubDeviceConfig> = md
+        .subdevices()
+        .iter()
+        .map(SubDeviceConfig::from_sii)
+        .collect();
+    // EL4132 (position 3): one extra 16-bit entry makes SM2 6 bytes instead of 4.
+    let out = configs[3].sync.iter_mut().find(|s| s.index == 2).unwrap();
+    out.pdos[0].entries.push(EntryConfig {
+        index: 0x7000,
+        subindex: 9,
+        bits: 16,
+    });
+    let mut rt = md
+        .activate(Activation {
+            configs: Some(configs),
+            ..Default::default()
+        })
+        .unwrap();
+    let e = rt
+        .run_until_state(AlState::Op, 1_000_000, 300)
+        .unwrap_err()
+        .to_string();
+    println!("{e}");
+    assert!(e.contains("SubDevice 3 (0x1004, EL4132"), "{e}");
+    assert!(e.contains("0x001D (invalid output configuration)"), "{e}");
+    let mut refused = false;
+    while let Some(ev) = rt.next_event() {
+        println!("{ev}");
+        refused |= ev.to_string().contains("refused SAFEOP") && ev.to_string().contains("0x001D");
+    }
+    assert!(refused, "a refusal event names SAFEOP and the code");
+}

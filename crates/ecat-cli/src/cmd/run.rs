@@ -171,9 +171,10 @@ pub fn run(a: Args) -> CmdResult {
     let states: Vec<_> = rt
         .supervisor()
         .states()
-        .map(|(s, st, _)| {
-            let mut s = s.clone();
-            s.al_status = st;
+        .map(|x| {
+            let mut s = x.info.clone();
+            s.al_status = x.status;
+            s.al_status_code = x.code;
             s
         })
         .collect();
@@ -219,11 +220,7 @@ fn status_line(rt: &Runtime, c: &LoopCounters, elapsed: f64) -> String {
             )
         })
         .collect();
-    let running = rt
-        .supervisor()
-        .states()
-        .filter(|(_, st, lost)| !lost && st.state() == Some(rt.supervisor().target()))
-        .count();
+    let running = rt.supervisor().states().filter(|x| x.running).count();
     let total = rt.supervisor().states().count();
     format!(
         "t={elapsed:.1}s cycles {}: {}; {running}/{total} SubDevices in {}; frames sent {} lost {} late {} corrupted {}; overruns {}; acyclic resent {}",
