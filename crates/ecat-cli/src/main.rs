@@ -79,6 +79,10 @@ enum Command {
     },
     /// Request an EtherCAT state (IgH: `ethercat states`).
     States(cmd::states::Args),
+    /// Show the process data layout (IgH: `ethercat domains`).
+    Domains(cmd::domains::DomainsArgs),
+    /// Show the live process image after a few cycles in OP (IgH: `ethercat data`).
+    Data(cmd::domains::DataArgs),
     /// Run a simulated EtherCAT network on a network interface until Ctrl-C.
     Sim(cmd::sim::Args),
     /// The main job: scan, bring the bus up and report (on the built-in simulated network
@@ -94,6 +98,8 @@ fn main() -> ExitCode {
         Command::Reg { command } => cmd::reg::run(command),
         Command::States(a) => cmd::states::run(a),
         Command::Sim(a) => cmd::sim::run(a),
+        Command::Domains(a) => cmd::domains::domains(a),
+        Command::Data(a) => cmd::domains::data(a),
         Command::Run(a) => cmd::run::run(a),
     };
     match result {

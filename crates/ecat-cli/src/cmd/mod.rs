@@ -1,5 +1,6 @@
 //! One module per subcommand. Each exposes its clap `Args` (or subcommand enum) and a `run`.
 
+pub mod domains;
 pub mod reg;
 pub mod run;
 pub mod sii;

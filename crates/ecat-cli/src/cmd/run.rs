@@ -91,6 +91,18 @@ pub fn run(a: Args) -> CmdResult {
         busy_wait_ns: a.busy_wait,
         report_interval_ns: a.report_every.max(100_000_000),
     };
+    let t1 = Instant::now();
+    let bringup = rt.run_until_state(AlState::Op, a.cycle, 10_000_000_000 / a.cycle.max(1));
+    while let Some(e) = rt.next_event() {
+        println!("{e}");
+    }
+    bringup?;
+    println!(
+        "all {} SubDevices in OP after {} cycles ({:.1} ms)",
+        rt.supervisor().states().count(),
+        rt.cycle_count(),
+        t1.elapsed().as_secs_f64() * 1e3
+    );
     for note in cycle::realtime_setup(&opts)? {
         println!("real-time: {note}");
     }

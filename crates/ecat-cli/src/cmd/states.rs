@@ -6,6 +6,8 @@ use super::{open_and_scan, CmdResult};
 use crate::output::list_line;
 use crate::select::Select;
 use crate::BusArgs;
+use ecat::runtime::Activation;
+use ecat::MainDevice;
 use ecat_wire::al::AlState;
 use std::time::Duration;
 
@@ -34,11 +36,58 @@ pub fn run(a: Args) -> CmdResult {
     let mut md = open_and_scan(&a.bus)?;
     let chosen = a.select.resolve(md.subdevices())?;
     let timeout = Duration::from_secs_f64(a.timeout.max(0.0));
+    if matches!(a.state, AlState::SafeOp | AlState::Op) {
+        return process_data_state(md, &chosen, a.state, timeout);
+    }
     let result = md.request_state(&chosen, a.state, timeout);
     md.refresh_states()?;
     for &i in &chosen {
         println!("{}", list_line(md.subdevices(), i));
     }
     result?;
+    Ok(())
+}
+
+/// SAFEOP and OP need the process data configured and (for OP) flowing: activate, let the
+/// supervisor walk every SubDevice up while cycling at 1 ms, report, then leave them there.
+fn process_data_state(
+    md: MainDevice,
+    chosen: &[usize],
+    state: AlState,
+    timeout: Duration,
+) -> CmdResult {
+    let all = chosen.len() == md.subdevices().len();
+    if !all {
+        return Err(format!(
+            "{state} is requested for the whole bus (its process data is configured together); leave out -p/-a"
+        )
+        .into());
+    }
+    let mut rt = md.activate(Activation {
+        target: state,
+        ..Default::default()
+    })?;
+    let cycles = (timeout.as_millis() as u64).max(100);
+    let result = rt.run_until_state(state, 1_000_000, cycles);
+    while let Some(e) = rt.next_event() {
+        println!("{e}");
+    }
+    let states: Vec<_> = rt
+        .supervisor()
+        .states()
+        .map(|x| {
+            let mut s = x.info.clone();
+            s.al_status = x.status;
+            s.al_status_code = x.code;
+            s
+        })
+        .collect();
+    for i in 0..states.len() {
+        println!("{}", list_line(&states, i));
+    }
+    result?;
+    if state == AlState::Op {
+        eprintln!("note: nothing cycles after this command ends, so SubDevices with a SyncManager watchdog fall back to SAFEOP+ERR (0x001B); use `ecat run` to stay in OP");
+    }
     Ok(())
 }
