@@ -30,6 +30,7 @@ pub mod error;
 pub mod esm;
 pub mod frame;
 pub mod link;
+pub mod mailbox;
 pub mod maindevice;
 pub mod perf;
 pub mod runtime;
