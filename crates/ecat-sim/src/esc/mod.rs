@@ -289,6 +289,15 @@ impl Esc {
         *c = c.saturating_add(1);
     }
 
+    /// Count a frame that arrived with a bad FCS: in port 0's invalid-frame counter (0x0300)
+    /// if this ESC is the first to see the error (`first`), else in port 0's forwarded-error
+    /// counter (0x0308), as the frame comes marked by the ESC before. Saturates at 255.
+    pub fn count_crc_error(&mut self, first: bool) {
+        let a = if first { 0x0300 } else { 0x0308 };
+        let c = &mut self.mem[a];
+        *c = c.saturating_add(1);
+    }
+
     /// Advance internal timers (EEPROM busy, SM watchdog) to `now_ns`. Called before each
     /// frame.
     pub fn tick(&mut self, now_ns: u64) {
