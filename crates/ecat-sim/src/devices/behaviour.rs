@@ -73,7 +73,8 @@ enum Power {
 #[derive(Debug, Default)]
 pub struct Servo {
     power: Power,
-    position: i64,
+    /// Position in counts × 1e9 (counts/s × ns), so slow speeds still move.
+    position: i128,
     velocity: i32,
     last_ns: Option<u64>,
 }
@@ -117,7 +118,7 @@ impl Behaviour for Servo {
         self.step(cw);
         let dt = now_ns.saturating_sub(self.last_ns.unwrap_or(now_ns));
         self.last_ns = Some(now_ns);
-        self.position += self.velocity as i64 * dt as i64 / 1_000_000_000;
+        self.position += self.velocity as i128 * dt as i128;
         self.velocity = if self.power == Power::OperationEnabled {
             target
         } else {
@@ -125,7 +126,8 @@ impl Behaviour for Servo {
         };
         let mut inp = [0u8; 10];
         inp[..2].copy_from_slice(&self.statusword().to_le_bytes());
-        inp[2..6].copy_from_slice(&(self.position as i32).to_le_bytes());
+        let counts = (self.position / 1_000_000_000) as i32;
+        inp[2..6].copy_from_slice(&counts.to_le_bytes());
         inp[6..].copy_from_slice(&self.velocity.to_le_bytes());
         esc.set_device_inputs(&inp);
     }
