@@ -42,6 +42,14 @@ pub enum SimError {
         /// Valid model names, comma separated.
         models: String,
     },
+    /// A test API call named a SubDevice the network does not have.
+    #[error("no SubDevice at position {position}: the network has {count} (positions 0..{count}, passive terminals not counted)")]
+    NoSubDevice {
+        /// The position given.
+        position: usize,
+        /// ESCs in the network.
+        count: usize,
+    },
     /// An SII image file cannot be used.
     #[error("{location}: cannot use SII image {}: {reason}", path.display())]
     BadSii {

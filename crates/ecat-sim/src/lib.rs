@@ -12,19 +12,27 @@
 //! own MainDevice: behaviour is taken from the reference and checked against captures of real
 //! devices where they exist (the notes name them).
 //!
+//! Process data flows through 3-buffer SyncManagers into device behaviours (inputs that move,
+//! outputs you can observe: [`Network::outputs`], [`Network::set_inputs`]). Faults are seeded
+//! and scriptable ([`Faults`], [`FaultEvent`], [`Network::process`] returns each frame's
+//! [`FrameFate`]); SubDevices can be unplugged, replugged and power-cycled.
+//!
 //! Nothing from the wire can panic: malformed frames are dropped and counted.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod control;
 pub mod devices;
 mod error;
 pub mod esc;
+pub mod faults;
 mod netfile;
 mod network;
 pub mod sii_info;
 
 pub use error::SimError;
 pub use esc::{Behaviour, Esc, EscChip};
+pub use faults::{DropReason, EventAction, FaultEvent, Faults, FrameFate};
 pub use network::{Network, SimCounters, SubDeviceSummary};
 pub use sii_info::{SiiError, SiiInfo};

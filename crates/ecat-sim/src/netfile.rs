@@ -10,11 +10,36 @@
 //! name = "left door outputs"
 //! ```
 //!
+//! Optional faults and scripted events:
+//!
+//! ```toml
+//! [faults]
+//! seed = 7
+//! drop_rate = 0.01          # probabilities 0..=1
+//! corrupt_rate = 0.001
+//! deliver_corrupted = false # true: return corrupted frames with a flipped bit
+//! delay_ns = 2000
+//! jitter_ns = 500
+//! duplicate_rate = 0.0
+//!
+//! [[event]]
+//! at_ms = 500
+//! action = "unplug"         # "unplug" | "replug" | "power_cycle"
+//! position = 2              # ESC index in wiring order (passive terminals not counted)
+//!
+//! [[event]]
+//! at_ms = 800
+//! action = "replug"
+//! position = 2
+//! power_cycled = true       # replug only; default false
+//! ```
+//!
 //! Each error names `file:line` (from the TOML spans) and says what to do; an unknown model
 //! lists the valid ones.
 
 use crate::devices::{self, Model};
 use crate::error::SimError;
+use crate::faults::{EventAction, FaultEvent, Faults};
 use crate::network::Node;
 use serde::Deserialize;
 use std::path::Path;
@@ -25,6 +50,37 @@ use toml::Spanned;
 struct FileRepr {
     #[serde(default)]
     subdevice: Vec<Spanned<EntryRepr>>,
+    faults: Option<FaultsRepr>,
+    #[serde(default)]
+    event: Vec<Spanned<EventRepr>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FaultsRepr {
+    seed: Option<u64>,
+    drop_rate: Option<Spanned<f64>>,
+    corrupt_rate: Option<Spanned<f64>>,
+    deliver_corrupted: Option<bool>,
+    delay_ns: Option<u64>,
+    jitter_ns: Option<u64>,
+    duplicate_rate: Option<Spanned<f64>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EventRepr {
+    at_ms: Spanned<f64>,
+    action: Spanned<String>,
+    position: Spanned<u64>,
+    power_cycled: Option<Spanned<bool>>,
+}
+
+/// What a network file describes.
+pub(crate) struct NetFile {
+    pub nodes: Vec<Node>,
+    pub faults: Option<Faults>,
+    pub events: Vec<FaultEvent>,
 }
 
 #[derive(Deserialize)]
@@ -59,8 +115,8 @@ pub(crate) fn node_from_model(
     }
 }
 
-/// Parse a network file into its nodes.
-pub(crate) fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<Vec<Node>, SimError> {
+/// Parse a network file.
+pub(crate) fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<NetFile, SimError> {
     let at = |offset: usize| format!("{origin}:{}", line_of(text, offset));
     let file: FileRepr = toml::from_str(text).map_err(|e| SimError::Invalid {
         location: at(e.span().map_or(0, |s| s.start)),
@@ -146,7 +202,99 @@ pub(crate) fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<Vec<Nod
         };
         nodes.push(node);
     }
-    Ok(nodes)
+    let escs = nodes.iter().filter(|n| n.esc.is_some()).count();
+    let faults = match &file.faults {
+        Some(f) => Some(faults(f, &at)?),
+        None => None,
+    };
+    let events = file
+        .event
+        .iter()
+        .map(|e| event(e.get_ref(), escs, &at))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(NetFile {
+        nodes,
+        faults,
+        events,
+    })
+}
+
+fn invalid(location: String, message: String) -> SimError {
+    SimError::Invalid { location, message }
+}
+
+fn rate(
+    r: &Option<Spanned<f64>>,
+    name: &str,
+    at: &dyn Fn(usize) -> String,
+) -> Result<f64, SimError> {
+    let Some(r) = r else { return Ok(0.0) };
+    let v = *r.get_ref();
+    if !(0.0..=1.0).contains(&v) {
+        return Err(invalid(
+            at(r.span().start),
+            format!("`{name}` is a probability and must be between 0 and 1, not {v}"),
+        ));
+    }
+    Ok(v)
+}
+
+fn faults(f: &FaultsRepr, at: &dyn Fn(usize) -> String) -> Result<Faults, SimError> {
+    Ok(Faults {
+        seed: f.seed.unwrap_or(0),
+        drop_rate: rate(&f.drop_rate, "drop_rate", at)?,
+        corrupt_rate: rate(&f.corrupt_rate, "corrupt_rate", at)?,
+        deliver_corrupted: f.deliver_corrupted.unwrap_or(false),
+        delay_ns: f.delay_ns.unwrap_or(0),
+        jitter_ns: f.jitter_ns.unwrap_or(0),
+        duplicate_rate: rate(&f.duplicate_rate, "duplicate_rate", at)?,
+    })
+}
+
+fn event(e: &EventRepr, escs: usize, at: &dyn Fn(usize) -> String) -> Result<FaultEvent, SimError> {
+    let ms = *e.at_ms.get_ref();
+    if !ms.is_finite() || ms < 0.0 {
+        return Err(invalid(
+            at(e.at_ms.span().start),
+            format!("`at_ms` must be a time in milliseconds from 0 on, not {ms}"),
+        ));
+    }
+    let position = *e.position.get_ref();
+    if position >= escs as u64 {
+        return Err(invalid(
+            at(e.position.span().start),
+            format!("no SubDevice at position {position}: the network has {escs} with an ESC (positions 0..{escs}, passive terminals not counted)"),
+        ));
+    }
+    let action = match e.action.get_ref().as_str() {
+        "unplug" => EventAction::Unplug,
+        "replug" => EventAction::Replug {
+            power_cycled: e.power_cycled.as_ref().is_some_and(|p| *p.get_ref()),
+        },
+        "power_cycle" => EventAction::PowerCycle,
+        other => {
+            return Err(invalid(
+                at(e.action.span().start),
+                format!(
+                    "unknown action \"{other}\"; use \"unplug\", \"replug\" or \"power_cycle\""
+                ),
+            ))
+        }
+    };
+    if let (Some(p), false) = (
+        &e.power_cycled,
+        matches!(action, EventAction::Replug { .. }),
+    ) {
+        return Err(invalid(
+            at(p.span().start),
+            "`power_cycled` only applies to action = \"replug\"; remove it".into(),
+        ));
+    }
+    Ok(FaultEvent {
+        at_ns: (ms * 1e6) as u64,
+        action,
+        position: position as usize,
+    })
 }
 
 #[cfg(test)]

@@ -10,10 +10,16 @@
 //! type 1, a length that fits, and a datagram chain that ends inside that length. Anything
 //! else is dropped and counted (a malformed EtherCAT frame also counts in the first ESC's
 //! invalid-frame counter 0x0300, as the receiving port would).
+//!
+//! Faults ([`crate::faults`]) decide each frame's fate: lost or corrupted at some hop, delayed,
+//! duplicated. Unplugged SubDevices are off the frame path (as behind an open junction port),
+//! so the auto-increment positions behind them shift; the test API (`subdevice`, `outputs`,
+//! `set_inputs`, `unplug`, …) keeps addressing ESCs by their fixed index in wiring order.
 
 use crate::devices;
 use crate::error::SimError;
 use crate::esc::Esc;
+use crate::faults::{DropReason, FaultEvent, Faults, FrameFate, Rng, Roll};
 use crate::netfile;
 use ecat_wire::frame::{EcatFrame, EthernetFrame, ETHERTYPE_ETHERCAT};
 use ecat_wire::Error as WireError;
@@ -36,6 +42,14 @@ pub struct SimCounters {
     pub dropped_no_subdevice: u64,
     /// Datagrams processed (counted once per frame, not per ESC).
     pub datagrams: u64,
+    /// Dropped: lost on the wire (fault).
+    pub dropped_lost: u64,
+    /// Dropped: corrupted on the wire, bad FCS (fault).
+    pub dropped_corrupted: u64,
+    /// Returned corrupted (a bit flipped) because [`Faults::deliver_corrupted`] is set.
+    pub corrupted_delivered: u64,
+    /// Returned frames marked to arrive twice.
+    pub duplicated: u64,
 }
 
 /// One entry of the line.
@@ -74,10 +88,16 @@ pub struct SubDeviceSummary {
 /// The virtual EtherCAT network: SubDevices in wiring order.
 #[derive(Debug)]
 pub struct Network {
-    nodes: Vec<Node>,
-    /// Indices into `nodes` of the ESCs, in bus order.
-    bus: Vec<usize>,
-    counters: SimCounters,
+    pub(crate) nodes: Vec<Node>,
+    /// Indices into `nodes` of the ESCs, in wiring order.
+    pub(crate) bus: Vec<usize>,
+    /// Per ESC (same order as `bus`): on the frame path.
+    pub(crate) plugged: Vec<bool>,
+    pub(crate) counters: SimCounters,
+    pub(crate) faults: Faults,
+    pub(crate) rng: Rng,
+    /// Scheduled events, sorted by time.
+    pub(crate) events: Vec<FaultEvent>,
 }
 
 const PRESETS: &[(&str, &[&str])] = &[
@@ -95,17 +115,26 @@ impl Network {
             .filter(|&i| nodes[i].esc.is_some())
             .collect();
         let mut net = Network {
+            plugged: vec![true; bus.len()],
             nodes,
             bus,
             counters: SimCounters::default(),
+            faults: Faults::default(),
+            rng: Rng::new(0),
+            events: Vec::new(),
         };
-        let n = net.bus.len();
-        for (k, &i) in net.bus.iter().enumerate() {
-            if let Some(esc) = net.nodes[i].esc.as_mut() {
-                esc.set_next_link(k + 1 < n);
+        net.refresh_links();
+        net
+    }
+
+    /// Tell every ESC whether a plugged SubDevice follows it.
+    pub(crate) fn refresh_links(&mut self) {
+        let last = self.plugged.iter().rposition(|&p| p);
+        for (k, &i) in self.bus.iter().enumerate() {
+            if let Some(esc) = self.nodes[i].esc.as_mut() {
+                esc.set_next_link(self.plugged[k] && last.is_some_and(|l| k < l));
             }
         }
-        net
     }
 
     /// A built-in network by name (see [`Network::preset_names`]).
@@ -147,7 +176,15 @@ impl Network {
     /// Parse a TOML network description; `origin` names it in errors, `base_dir` resolves
     /// relative `sii` paths.
     pub fn from_toml_str(text: &str, origin: &str, base_dir: &Path) -> Result<Network, SimError> {
-        netfile::parse(text, origin, base_dir).map(Network::from_nodes)
+        let file = netfile::parse(text, origin, base_dir)?;
+        let mut net = Network::from_nodes(file.nodes);
+        if let Some(f) = file.faults {
+            net.set_faults(f);
+        }
+        for e in file.events {
+            net.schedule(e);
+        }
+        Ok(net)
     }
 
     /// Open `sim:<preset>` or `sim:<path>` (the `sim:` prefix is optional).
@@ -202,20 +239,27 @@ impl Network {
             .collect()
     }
 
-    /// The ESC at bus `position` (auto-increment position; passive terminals do not count).
+    /// The ESC at `position`: its index among the network's ESCs in wiring order (passive
+    /// terminals do not count), which is its auto-increment position while every SubDevice
+    /// is plugged in. Unplugged ones stay reachable here.
     pub fn subdevice(&self, position: usize) -> Option<&Esc> {
         let i = *self.bus.get(position)?;
         self.nodes[i].esc.as_ref()
     }
 
-    /// The ESC at bus `position`, writable.
+    /// The ESC at `position`, writable.
     pub fn subdevice_mut(&mut self, position: usize) -> Option<&mut Esc> {
         let i = *self.bus.get(position)?;
         self.nodes[i].esc.as_mut()
     }
 
-    /// Number of ESCs on the frame path.
+    /// Number of ESCs on the frame path (plugged in).
     pub fn subdevice_count(&self) -> usize {
+        self.plugged.iter().filter(|&&p| p).count()
+    }
+
+    /// Number of ESCs in the network, plugged in or not.
+    pub fn esc_count(&self) -> usize {
         self.bus.len()
     }
 
@@ -225,61 +269,107 @@ impl Network {
     }
 
     fn first_esc(&mut self) -> Option<&mut Esc> {
-        self.subdevice_mut(0)
+        let k = self.plugged.iter().position(|&p| p)?;
+        self.subdevice_mut(k)
     }
 
-    /// Process one whole Ethernet frame in place as the ring of SubDevices does. Returns false
-    /// if the frame must be dropped (not EtherType 0x88A4, header type ≠ 1, malformed, no ESC
-    /// to return it). On true the buffer holds the returned frame: same length, source MAC
-    /// with the locally-administered bit (0x02 in byte 6) set.
+    /// Process one whole Ethernet frame in place as the ring of SubDevices does; returns true
+    /// if it comes back (see [`Network::process`], whose delay and duplication this ignores).
+    /// On true the buffer holds the returned frame: same length, source MAC with the
+    /// locally-administered bit (0x02 in byte 6) set.
+    pub fn process_frame(&mut self, frame: &mut [u8], now_ns: u64) -> bool {
+        self.process(frame, now_ns).returned()
+    }
+
+    /// Check the frame as a whole; the offset of the EtherCAT header and the datagram count.
+    fn validate(&mut self, frame: &[u8]) -> Result<(usize, u64), DropReason> {
+        let off = match EthernetFrame::new_checked(frame) {
+            Ok(eth) if eth.ethertype() == ETHERTYPE_ETHERCAT => eth.payload_offset(),
+            _ => return Err(DropReason::NotEthercat),
+        };
+        match EcatFrame::new_checked(&frame[off..]) {
+            Err(WireError::UnsupportedType) => Err(DropReason::WrongType),
+            Err(_) => Err(DropReason::Malformed),
+            Ok(f) => {
+                let mut n = 0u64;
+                for d in f.datagrams() {
+                    if d.is_err() {
+                        return Err(DropReason::Malformed);
+                    }
+                    n += 1;
+                }
+                Ok((off, n))
+            }
+        }
+    }
+
+    fn count_drop(&mut self, r: DropReason) -> FrameFate {
+        let c = &mut self.counters;
+        match r {
+            DropReason::NotEthercat => c.dropped_not_ethercat += 1,
+            DropReason::WrongType => c.dropped_wrong_type += 1,
+            DropReason::Malformed => c.dropped_malformed += 1,
+            DropReason::NoSubDevice => c.dropped_no_subdevice += 1,
+            DropReason::Lost => c.dropped_lost += 1,
+            DropReason::Corrupted => c.dropped_corrupted += 1,
+        }
+        FrameFate::Dropped(r)
+    }
+
+    /// Process one whole Ethernet frame in place at network time `now_ns` and say what
+    /// becomes of it. Scheduled events due by `now_ns` happen first. Dropped frames: not
+    /// EtherType 0x88A4, header type ≠ 1, malformed (left unchanged), no SubDevice plugged,
+    /// or a fault (lost or corrupted, possibly after some SubDevices processed it). A
+    /// returned frame is in the buffer with the source MAC's locally-administered bit set,
+    /// plus the extra delay and duplication the faults decided.
     ///
     /// Circulating frames: a frame is only dropped for circulation by an ESC whose port 0 has
     /// no link, which needs a cut cable; this network has none yet, so the C bit passes.
-    pub fn process_frame(&mut self, frame: &mut [u8], now_ns: u64) -> bool {
+    pub fn process(&mut self, frame: &mut [u8], now_ns: u64) -> FrameFate {
         self.counters.frames += 1;
-        let off = match EthernetFrame::new_checked(&frame[..]) {
-            Ok(eth) if eth.ethertype() == ETHERTYPE_ETHERCAT => eth.payload_offset(),
-            _ => {
-                self.counters.dropped_not_ethercat += 1;
-                return false;
-            }
-        };
-        let count = match EcatFrame::new_checked(&frame[off..]) {
-            Err(WireError::UnsupportedType) => {
-                self.counters.dropped_wrong_type += 1;
-                return false;
-            }
-            Err(_) => None,
-            Ok(f) => {
-                let mut n = 0u64;
-                let mut ok = true;
-                for d in f.datagrams() {
-                    ok &= d.is_ok();
-                    n += 1;
+        self.run_events(now_ns);
+        let (off, count) = match self.validate(frame) {
+            Ok(v) => v,
+            Err(r) => {
+                if r == DropReason::Malformed {
+                    if let Some(esc) = self.first_esc() {
+                        esc.count_invalid_frame();
+                    }
                 }
-                ok.then_some(n)
+                return self.count_drop(r);
             }
         };
-        let Some(count) = count else {
-            self.counters.dropped_malformed += 1;
-            if let Some(esc) = self.first_esc() {
-                esc.count_invalid_frame();
-            }
-            return false;
-        };
-        if self.bus.is_empty() {
-            self.counters.dropped_no_subdevice += 1;
-            return false;
+        let hops = self.subdevice_count();
+        if hops == 0 {
+            return self.count_drop(DropReason::NoSubDevice);
         }
         self.counters.datagrams += count;
+        let roll = if self.faults.active() {
+            Roll::new(&self.faults, &mut self.rng, hops)
+        } else {
+            Roll::default()
+        };
+        let stop = roll.lost_at.or(roll.corrupt_at).unwrap_or(hops);
+        let mut hop = 0;
         for k in 0..self.bus.len() {
+            if !self.plugged[k] {
+                continue;
+            }
+            hop += 1;
+            let hop = hop - 1;
             let i = self.bus[k];
             let Some(esc) = self.nodes[i].esc.as_mut() else {
                 continue;
             };
             esc.tick(now_ns);
+            if hop >= stop {
+                if roll.corrupt_at.is_some() {
+                    esc.count_crc_error(hop == stop);
+                }
+                continue;
+            }
             let Ok(mut f) = EcatFrame::new_checked(&mut frame[off..]) else {
-                return false;
+                continue;
             };
             for d in f.datagrams_mut().flatten() {
                 let mut d = d;
@@ -287,11 +377,31 @@ impl Network {
             }
             esc.end_of_frame(now_ns);
         }
+        if roll.lost_at.is_some() {
+            return self.count_drop(DropReason::Lost);
+        }
+        if roll.corrupt_at.is_some() {
+            if !self.faults.deliver_corrupted {
+                return self.count_drop(DropReason::Corrupted);
+            }
+            let bits = (frame.len() - off) as u64 * 8;
+            let b = off as u64 * 8 + roll.flip % bits.max(1);
+            if let Some(byte) = frame.get_mut((b / 8) as usize) {
+                *byte ^= 1 << (b % 8);
+            }
+            self.counters.corrupted_delivered += 1;
+        }
         if let Ok(mut eth) = EthernetFrame::new_checked(&mut frame[..]) {
             eth.mark_returned();
         }
         self.counters.returned += 1;
-        true
+        if roll.duplicate {
+            self.counters.duplicated += 1;
+        }
+        FrameFate::Returned {
+            delay_ns: roll.delay_ns,
+            duplicate: roll.duplicate,
+        }
     }
 }
 

@@ -60,8 +60,23 @@ fn setup() -> Bus {
         reg::FMMU0,
         &fmmu(0x0001_0001, 1, 0, 7, 0x1000, FmmuRepr::READ),
     );
-    bus.net.subdevice_mut(2).unwrap().pdi_write(0x1000, &[0x5C]);
+    // The EL1018 publishes its inputs from SAFEOP on; in INIT the test plays the PDI.
+    bus.net
+        .subdevice_mut(2)
+        .unwrap()
+        .pdi_write_buffered(0, &[0x5C]);
     bus
+}
+
+/// The latest outputs the EL2008's PDI side sees (SM0 is a 3-buffer SM the MainDevice writes
+/// and cannot read back).
+fn el2008_outputs(bus: &mut Bus) -> u8 {
+    let mut b = [0u8];
+    bus.net
+        .subdevice_mut(1)
+        .unwrap()
+        .pdi_read_buffered(0, &mut b);
+    b[0]
 }
 
 #[test]
@@ -70,13 +85,14 @@ fn lrw_reads_inputs_and_writes_outputs() {
     let r = logical(&mut bus, Command::Lrw, 0x0001_0000, &[0xA5, 0x00, 0x77]);
     assert_eq!(r.wkc, 3, "EL2008 outputs +2, EL1018 inputs +1");
     assert_eq!(r.data, [0xA5, 0x5C, 0x77], "unmapped byte passes through");
-    assert_eq!(bus.fprd(EL2008, 0x0F00, 1).data, [0xA5]);
+    assert_eq!(el2008_outputs(&mut bus), 0xA5);
+    assert_eq!(bus.fprd(EL2008, 0x0F00, 1).wkc, 0, "output SM not readable");
     assert_eq!(logical(&mut bus, Command::Lrd, 0x0001_0000, &[0, 0]).wkc, 1);
     assert_eq!(
         logical(&mut bus, Command::Lwr, 0x0001_0000, &[0x0F, 0]).wkc,
         1
     );
-    assert_eq!(bus.fprd(EL2008, 0x0F00, 1).data, [0x0F]);
+    assert_eq!(el2008_outputs(&mut bus), 0x0F);
     assert_eq!(
         logical(&mut bus, Command::Lrw, 0x0002_0000, &[0; 4]).wkc,
         0,
@@ -100,15 +116,18 @@ fn bit_granular_mapping_masks() {
         [0xCF],
         "low nibble from the frame, high nibble = memory 0x5C & 0x0F"
     );
-    // EL2008: logical bit 0x40000.6 → output bit 0; other output bits untouched.
-    bus.fpwr(EL2008, 0x0F00, &[0x80]);
+    // EL2008: logical bit 0x40000.6 → output bit 0; other bits of the writer's buffer are
+    // untouched. The three buffers rotate, so fill all three with 0x80 first.
+    for _ in 0..3 {
+        bus.fpwr(EL2008, 0x0F00, &[0x80]);
+    }
     bus.fpwr(
         EL2008,
         reg::fmmu(1),
         &fmmu(0x0004_0000, 1, 6, 6, 0x0F00, FmmuRepr::WRITE),
     );
     assert_eq!(logical(&mut bus, Command::Lwr, 0x0004_0000, &[0x40]).wkc, 1);
-    assert_eq!(bus.fprd(EL2008, 0x0F00, 1).data, [0x81]);
+    assert_eq!(el2008_outputs(&mut bus), 0x81);
 }
 
 #[test]

@@ -130,3 +130,34 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// With every fault on (and garbage delivered), random frames and unplug/power-cycle
+    /// events still never panic.
+    #[test]
+    fn faults_never_panic(
+        seed in any::<u64>(),
+        frames in proptest::collection::vec(proptest::collection::vec(any::<u8>(), 0..200), 1..20),
+        pos in 0usize..7,
+    ) {
+        let mut net = Network::preset("io").unwrap();
+        net.set_faults(ecat_sim::Faults {
+            seed,
+            drop_rate: 0.2,
+            corrupt_rate: 0.3,
+            deliver_corrupted: true,
+            delay_ns: 5,
+            jitter_ns: u64::MAX,
+            duplicate_rate: 0.5,
+        });
+        let _ = net.unplug(pos);
+        let _ = net.power_cycle(pos);
+        for (i, body) in frames.into_iter().enumerate() {
+            let mut f = ecat_frame(&body, body.len() as u16 & 0x07FF);
+            let _ = net.process(&mut f, i as u64 * 1_000_000);
+        }
+        let _ = net.replug(pos, true);
+    }
+}

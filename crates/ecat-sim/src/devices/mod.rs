@@ -1,11 +1,13 @@
 //! The device catalogue: each model is data (a [`DeviceSpec`] the SII is built from, and the
-//! ESC chip it sits on) plus a behaviour hook that later models fill in.
+//! ESC chip it sits on) plus a behaviour ([`behaviour`]: inputs that move, a servo that answers
+//! its controlword).
 //!
 //! [`find`] looks a model up by its order number (case-insensitive); passive terminals
 //! (EL9011 end cap and the other EL9xxx without an ESC) are known too and build no ESC.
 //! [`esc_from_sii`] makes a SubDevice from a raw SII image (e.g. a dump of a real device).
 
 pub mod beckhoff;
+pub mod behaviour;
 pub mod servo;
 pub mod spec;
 
@@ -52,18 +54,41 @@ const fn esc(spec: &'static DeviceSpec, chip: EscChip) -> Model {
     }
 }
 
+const fn with(spec: &'static DeviceSpec, chip: EscChip, b: fn() -> Box<dyn Behaviour>) -> Model {
+    Model {
+        name: spec.order,
+        kind: ModelKind::Esc {
+            spec,
+            chip,
+            behaviour: Some(b),
+        },
+    }
+}
+
 const ET1100_MII_EBUS_MII: EscChip = EscChip::et1100(0x3B);
 const ET1100_EBUS: EscChip = EscChip::et1100(0x0A);
 const ET1100_MII: EscChip = EscChip::et1100(0x0F);
 
 static MODELS: &[Model] = &[
     esc(&beckhoff::EK1100, ET1100_MII_EBUS_MII),
-    esc(&beckhoff::EL1008, EscChip::et1200()),
-    esc(&beckhoff::EL1018, EscChip::et1200()),
+    with(
+        &beckhoff::EL1008,
+        EscChip::et1200(),
+        behaviour::digital_inputs,
+    ),
+    with(
+        &beckhoff::EL1018,
+        EscChip::et1200(),
+        behaviour::digital_inputs,
+    ),
     esc(&beckhoff::EL2008, EscChip::et1200()),
-    esc(&beckhoff::EL3102, EscChip::et1200()),
+    with(
+        &beckhoff::EL3102,
+        EscChip::et1200(),
+        behaviour::analog_inputs,
+    ),
     esc(&beckhoff::EL4132, ET1100_EBUS),
-    esc(&servo::SERVO402, ET1100_MII),
+    with(&servo::SERVO402, ET1100_MII, behaviour::servo),
 ];
 
 /// The models with an ESC.

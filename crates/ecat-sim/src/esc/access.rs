@@ -1,7 +1,8 @@
 //! The ECAT side of the memory: physical reads and writes of a datagram's byte range.
 //!
 //! Each byte goes through the register map ([`regmap`](super::regmap)), the SyncManager gate
-//! and the SM-configuration write lock. A read or write "happened" (for the working counter)
+//! and the SM-configuration write lock; the gate also says where a byte of a buffered SM
+//! really lives. A read or write "happened" (for the working counter)
 //! if at least one byte was really accessed. Side effects run once per access, after all
 //! bytes: reading AL/DL status clears their event bits; writes dispatch to the AL state
 //! machine, the EEPROM interface, the SyncManagers and the error counters.
@@ -67,7 +68,7 @@ impl Esc {
             if !self.readable(a, &gate) {
                 continue;
             }
-            let m = self.mem[a as usize];
+            let m = self.mem.get(gate.map(a) as usize).copied().unwrap_or(0);
             *o = if or { *o | m } else { m };
             any = true;
         }
@@ -86,7 +87,7 @@ impl Esc {
         for (i, &d) in data.iter().enumerate() {
             let a = addr + i as u32;
             if self.writable(a, &gate, &ctx) {
-                self.store(a, d);
+                self.store(gate.map(a), d);
                 any = true;
             }
         }

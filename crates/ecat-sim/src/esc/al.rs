@@ -5,13 +5,21 @@
 //! reference capture answers a BWR of `INIT|ACK` (0x11) with AL status 0x11.
 //! Other devices run the firmware rules of reference §4.2: INIT→PREOP checks SM0/SM1 against
 //! the SII mailbox (0x0016), INIT→BOOT the bootstrap mailbox (0x0015, 0x0013 without one),
-//! PREOP→SAFEOP the process-data SMs against the SII PDO sizes (0x001D outputs, 0x001E inputs);
-//! forbidden transitions give 0x0011, unknown states 0x0012. A refusal sets the error flag
+//! PREOP→SAFEOP the process-data SMs against the SII PDO sizes (0x001D outputs, 0x001E inputs:
+//! start, length = default PDO size, mode/direction of the control byte, enabled, and no other
+//! enabled SM inside its 3-buffer area); SAFEOP→OP needs valid outputs (a completed output
+//! buffer since SAFEOP was entered) on devices with outputs, else 0x0019 (the reference marks
+//! the code choice unverified). FMMUs are not checked: a device with process data but no FMMU
+//! covering it is accepted, as no solid source names a refusal code (0x002D/0x002E are
+//! legacy names the sources disagree on). Forbidden transitions give 0x0011, unknown states
+//! 0x0012. A refusal sets the error flag
 //! and the code; while the flag is set, requests without the acknowledge bit are ignored
 //! except INIT, which is always carried out (the flag then stays until acknowledged — our
 //! reading of "INIT is always processed").
-//! The firmware opens the mailbox SMs in PREOP, the input SMs from SAFEOP and the output SMs
-//! in OP (PDI control bit 0), and closes them again on the way down.
+//! The firmware opens the mailbox SMs in PREOP and the process-data SMs from SAFEOP (PDI
+//! control bit 0), and closes them again on the way down. The output SM is open in SAFEOP so
+//! the MainDevice's writes count and make the outputs valid, but the device applies outputs
+//! only in OP (see the `io` module).
 
 use super::Esc;
 use crate::sii_info::{MailboxArea, SmKind};
@@ -83,6 +91,7 @@ impl Esc {
                 b => self.check_mailbox(b, AlStatusCode::INVALID_BOOT_MAILBOX),
             },
             (PreOp, SafeOp) => self.check_process_data(),
+            (SafeOp, Op) if self.outputs_missing() => Err(AlStatusCode::NO_VALID_OUTPUTS),
             (SafeOp, Op) | (Op, SafeOp) | (SafeOp, PreOp) | (Op, PreOp) => Ok(()),
             _ => Err(AlStatusCode::INVALID_STATE_CHANGE),
         };
@@ -100,9 +109,11 @@ impl Esc {
         let (open, closed) = match state {
             AlState::Init => (0, 0xFFFF),
             AlState::PreOp | AlState::Boot => (mbx, inputs | outputs),
-            AlState::SafeOp => (mbx | inputs, outputs),
-            AlState::Op => (mbx | inputs | outputs, 0),
+            AlState::SafeOp | AlState::Op => (mbx | inputs | outputs, 0),
         };
+        if state == AlState::SafeOp && self.al_status().state() != Some(AlState::SafeOp) {
+            self.outputs_lost();
+        }
         self.sm_pdi_enable(closed & !open, false);
         self.sm_pdi_enable(open, true);
         self.set_al_status(state as u16, Some(0));
@@ -163,11 +174,24 @@ impl Esc {
             let ok = r.enabled()
                 && r.start == s.start
                 && r.length as u32 == bytes
-                && r.control & 0x0F == s.control & 0x0F;
+                && r.control & 0x0F == s.control & 0x0F
+                && !self.sm_overlaps_buffers(i as u8);
             if !ok {
                 return Err(code);
             }
         }
         Ok(())
+    }
+
+    /// Another enabled SM reaches into the 3-buffer area of SM `n`.
+    fn sm_overlaps_buffers(&self, n: u8) -> bool {
+        let s = self.sm(n);
+        let (lo, hi) = (s.start as u32, s.start as u32 + 3 * s.length as u32);
+        (0..self.shape.sms).filter(|&m| m != n).any(|m| {
+            let o = self.sm(m);
+            let k = if o.is_mailbox() { 1 } else { 3 };
+            let (olo, ohi) = (o.start as u32, o.start as u32 + k * o.length as u32);
+            o.enabled() && o.length > 0 && olo < hi && lo < ohi
+        })
     }
 }

@@ -115,7 +115,9 @@ impl Esc {
             if m / 8 > u32::MAX as u64 || !self.readable(a, &gate) {
                 continue;
             }
-            set_bit(frame, span.frame_bit + i, bit(&self.mem, m));
+            let pa = gate.map(a) as usize;
+            let v = self.mem.get(pa).is_some_and(|b| b & (1 << (m % 8)) != 0);
+            set_bit(frame, span.frame_bit + i, v);
             any = true;
         }
         if any {
@@ -135,9 +137,10 @@ impl Esc {
             if m / 8 > u32::MAX as u64 || !self.writable(a, &gate, &ctx) {
                 continue;
             }
-            let mut byte = [self.mem[a as usize]];
+            let pa = gate.map(a);
+            let mut byte = [self.mem.get(pa as usize).copied().unwrap_or(0)];
             set_bit(&mut byte, m % 8, bit(incoming, span.frame_bit + i));
-            self.store(a, byte[0]);
+            self.store(pa, byte[0]);
             any = true;
         }
         if any {

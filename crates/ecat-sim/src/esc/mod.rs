@@ -6,18 +6,23 @@
 //! 0x1000). The ECAT side goes through `access` (register map, write protection, SyncManager
 //! gating, side effects); the PDI side (firmware, device models) writes memory directly. Each
 //! concern lives in its own module: [`regmap`] (what exists), `syncman` (SM registers and
-//! mailbox gating), `process` (commands, addressing, WKC), `logical` (FMMUs), `eeprom`
-//! (SII interface), `al` (state machine) and `mailbox` (the PDI side of the mailbox).
+//! mailbox gating), `buffered` (3-buffer process-data SMs), `process` (commands, addressing,
+//! WKC), `logical` (FMMUs), `eeprom` (SII interface), `al` (state machine), `mailbox` (the
+//! PDI side of the mailbox), `io` (the device side of process data) and `watchdog` (the SM
+//! watchdog).
 //! Time only enters through `now_ns` arguments, so the model is deterministic.
 
 mod access;
 mod al;
+mod buffered;
 mod eeprom;
+mod io;
 mod logical;
 mod mailbox;
 mod process;
 pub mod regmap;
 mod syncman;
+mod watchdog;
 
 use crate::sii_info::SiiInfo;
 use ecat_wire::al::{AlState, AlStatus, AlStatusCode};
@@ -91,8 +96,13 @@ impl EscChip {
 /// A per-device behaviour behind the PDI (the firmware or I/O logic of a model). Every method
 /// has a default that does nothing; models override what they need.
 pub trait Behaviour: Send {
-    /// Called once per processed frame after all datagrams, with the PDI view of the ESC.
+    /// Called once per processed frame after all datagrams, with the PDI view of the ESC:
+    /// [`Esc::outputs`] holds the outputs the device applies now, and the behaviour sets its
+    /// inputs with [`Esc::set_device_inputs`].
     fn end_of_frame(&mut self, _esc: &mut Esc, _now_ns: u64) {}
+
+    /// The device was power-cycled: forget any internal state.
+    fn power_up(&mut self) {}
 }
 
 /// One simulated ESC with its SII and device behaviour.
@@ -104,6 +114,9 @@ pub struct Esc {
     info: SiiInfo,
     eeprom: eeprom::EepromState,
     mbx: mailbox::MailboxState,
+    bufs: [buffered::Triple; 16],
+    io: io::IoState,
+    wd: watchdog::Watchdog,
     has_next: bool,
     behaviour: Option<Box<dyn Behaviour>>,
 }
@@ -136,6 +149,9 @@ impl Esc {
             info,
             eeprom: Default::default(),
             mbx: Default::default(),
+            bufs: Default::default(),
+            io: Default::default(),
+            wd: Default::default(),
             has_next: false,
             behaviour: None,
         };
@@ -148,11 +164,19 @@ impl Esc {
         self.behaviour = Some(b);
     }
 
-    /// Reset every register as at power-on and load the configuration area from the SII.
+    /// Reset every register, SyncManager, FMMU, the AL state and the station address as at
+    /// power-on, reload the configuration area from the SII (whose content survives, as an
+    /// EEPROM does) and reset the device behaviour.
     pub fn power_up(&mut self) {
         self.mem.fill(0);
         self.eeprom = Default::default();
         self.mbx = Default::default();
+        self.bufs = Default::default();
+        self.wd = Default::default();
+        self.io = io::IoState::for_esc(self);
+        if let Some(b) = self.behaviour.as_mut() {
+            b.power_up();
+        }
         let c = self.chip;
         self.mem[0] = c.esc_type;
         self.mem[1] = c.revision;
@@ -265,21 +289,36 @@ impl Esc {
         *c = c.saturating_add(1);
     }
 
-    /// Advance internal timers (EEPROM busy) to `now_ns`. Called before each frame.
-    pub fn tick(&mut self, now_ns: u64) {
-        self.eeprom_tick(now_ns);
+    /// Count a frame that arrived with a bad FCS: in port 0's invalid-frame counter (0x0300)
+    /// if this ESC is the first to see the error (`first`), else in port 0's forwarded-error
+    /// counter (0x0308), as the frame comes marked by the ESC before. Saturates at 255.
+    pub fn count_crc_error(&mut self, first: bool) {
+        let a = if first { 0x0300 } else { 0x0308 };
+        let c = &mut self.mem[a];
+        *c = c.saturating_add(1);
     }
 
-    /// Work the PDI side does after a frame has passed: mailbox handling and the device
-    /// behaviour.
+    /// Advance internal timers (EEPROM busy, SM watchdog) to `now_ns`. Called before each
+    /// frame.
+    pub fn tick(&mut self, now_ns: u64) {
+        self.eeprom_tick(now_ns);
+        self.watchdog_tick(now_ns);
+    }
+
+    /// Work done when a (good) frame has passed: buffered SMs the MainDevice completed are
+    /// swapped in, then the PDI side runs: mailbox handling, outputs, the device behaviour and
+    /// inputs (see the `io` module).
     pub fn end_of_frame(&mut self, now_ns: u64) {
+        self.buffered_frame_end(true);
         self.mailbox_service();
+        self.process_data_outputs();
         if let Some(mut b) = self.behaviour.take() {
             b.end_of_frame(self, now_ns);
             if self.behaviour.is_none() {
                 self.behaviour = Some(b);
             }
         }
+        self.process_data_inputs();
     }
 
     /// The ECAT event bits the ESC ORs into every passing datagram's IRQ field.

@@ -6,8 +6,10 @@
 //! reader only while it is full; touching the last byte flips the state, which shows in status
 //! bit 3. Refused bytes are left untouched and do not count towards the working counter.
 //! Access against the SM's direction is refused too (unverified; real ESCs document only the
-//! configured direction). Buffered (3-buffer) SMs are plain memory for now.
+//! configured direction). Buffered (3-buffer) SMs redirect each byte of buffer 0's range to
+//! the buffer the accessing side owns (see `buffered`); the gate records the redirection.
 //! Start, length and control can only be written while the SM is disabled.
+//! When two enabled SMs overlap, the lower-numbered one decides for the shared bytes.
 
 use super::Esc;
 use ecat_wire::register::{self as reg, SmRepr};
@@ -24,10 +26,17 @@ pub(crate) enum Dir {
 /// The outcome of checking an access range against the SyncManagers.
 #[derive(Debug, Clone)]
 pub(crate) struct Gate {
-    rejected: [(u32, u32); 16],
+    rejected: [(u32, u32); 32],
     n: usize,
+    /// Buffered SMs: bytes in `[lo, hi)` live at `a + shift` for this access.
+    redirect: [(u32, u32, u32); 16],
+    nr: usize,
     /// SMs whose mailbox state flips when the access is done (last byte covered).
     completes: u16,
+    /// Buffered SMs touched by the access.
+    buffered: u16,
+    /// Buffered SMs whose last byte the access covers.
+    buffered_last: u16,
 }
 
 impl Gate {
@@ -36,6 +45,21 @@ impl Gate {
         !self.rejected[..self.n]
             .iter()
             .any(|&(lo, hi)| a >= lo && a < hi)
+    }
+
+    /// Where the byte the MainDevice addresses at `a` really is.
+    pub fn map(&self, a: u32) -> u32 {
+        self.redirect[..self.nr]
+            .iter()
+            .find(|&&(lo, hi, _)| a >= lo && a < hi)
+            .map_or(a, |&(_, _, shift)| a + shift)
+    }
+
+    fn reject(&mut self, lo: u32, hi: u32) {
+        if self.n < self.rejected.len() && lo < hi {
+            self.rejected[self.n] = (lo, hi);
+            self.n += 1;
+        }
     }
 }
 
@@ -92,6 +116,7 @@ impl Esc {
                 self.mem[a] |= 1;
                 // Deactivation drops whatever the buffer held.
                 self.set_mailbox_full(n, false);
+                self.buffered_reset(n);
             }
         }
     }
@@ -99,9 +124,13 @@ impl Esc {
     /// Check `[start, end)` against every SM for an access in `dir`.
     pub(crate) fn sm_gate(&self, start: u32, end: u32, dir: Dir) -> Gate {
         let mut g = Gate {
-            rejected: [(0, 0); 16],
+            rejected: [(0, 0); 32],
             n: 0,
+            redirect: [(0, 0, 0); 16],
+            nr: 0,
             completes: 0,
+            buffered: 0,
+            buffered_last: 0,
         };
         for n in 0..self.shape.sms {
             let s = self.sm(n);
@@ -110,37 +139,62 @@ impl Esc {
             }
             let lo = s.start as u32;
             let hi = lo + s.length as u32;
+            if !s.is_mailbox() {
+                // Buffers 1 and 2 are reserved: no direct access.
+                let end3 = lo + 3 * s.length as u32;
+                g.reject(start.max(hi), end.min(end3));
+            }
             let (olo, ohi) = (start.max(lo), end.min(hi));
             if olo >= ohi {
                 continue;
             }
-            let allowed = if s.pdi_control & 1 != 0 {
+            let right_dir = match dir {
+                Dir::Write => s.ecat_writes(),
+                Dir::Read => !s.ecat_writes(),
+            };
+            let allowed = if s.pdi_control & 1 != 0 || !right_dir {
                 false
             } else if s.is_mailbox() {
                 let full = s.status & SmRepr::STATUS_MAILBOX_FULL != 0;
                 match dir {
-                    Dir::Write => s.ecat_writes() && !full,
-                    Dir::Read => !s.ecat_writes() && full,
+                    Dir::Write => !full,
+                    Dir::Read => full,
                 }
             } else {
                 true
             };
             if !allowed {
-                g.rejected[g.n] = (olo, ohi);
-                g.n += 1;
-            } else if s.is_mailbox() && ohi == hi {
-                g.completes |= 1 << n;
+                g.reject(olo, ohi);
+            } else if s.is_mailbox() {
+                if ohi == hi {
+                    g.completes |= 1 << n;
+                }
+            } else if g.buffered & (1 << n) == 0 && g.nr < g.redirect.len() {
+                let t = &self.bufs[n as usize];
+                let k = match dir {
+                    Dir::Write => t.write,
+                    Dir::Read => t.read_target(),
+                };
+                g.redirect[g.nr] = (lo, hi, k as u32 * s.length as u32);
+                g.nr += 1;
+                g.buffered |= 1 << n;
+                if ohi == hi {
+                    g.buffered_last |= 1 << n;
+                }
             }
         }
         g
     }
 
-    /// Apply the mailbox state changes of a finished access.
+    /// Apply the mailbox and buffer state changes of a finished access.
     pub(crate) fn sm_complete(&mut self, gate: &Gate) {
         for n in 0..self.shape.sms {
             if gate.completes & (1 << n) != 0 {
                 let writes = self.sm(n).ecat_writes();
                 self.set_mailbox_full(n, writes);
+            }
+            if gate.buffered & (1 << n) != 0 {
+                self.buffered_accessed(n, gate.buffered_last & (1 << n) != 0);
             }
         }
     }
@@ -156,12 +210,14 @@ impl Esc {
         off > 4 || old_activate[n] & 1 == 0
     }
 
-    /// After ECAT wrote SM registers: an SM switched on or off starts with an empty buffer.
+    /// After ECAT wrote SM registers: an SM switched on or off starts with an empty buffer
+    /// (mailbox) or with nothing written (buffered).
     pub(crate) fn sm_registers_written(&mut self, old_activate: &[u8; 16]) {
         for n in 0..self.shape.sms {
             let now = self.mem[reg::sm(n) as usize + 6];
             if (now ^ old_activate[n as usize]) & 1 != 0 {
                 self.mem[reg::sm(n) as usize + 5] = 0;
+                self.buffered_reset(n);
             }
         }
     }

@@ -149,3 +149,86 @@ impl Bus {
         self.fprd16(station, reg::AL_STATUS)
     }
 }
+
+/// An SM register block.
+pub fn sm_bytes(start: u16, length: u16, control: u8, enable: bool) -> [u8; 8] {
+    let mut b = [0u8; 8];
+    reg::SmRepr {
+        start,
+        length,
+        control,
+        activate: enable as u8,
+        ..Default::default()
+    }
+    .emit(&mut b)
+    .unwrap();
+    b
+}
+
+/// A byte-aligned, enabled FMMU register block (`kind` 1 = read/inputs, 2 = write/outputs).
+pub fn fmmu_bytes(logical: u32, len: u16, phys: u16, kind: u8) -> [u8; 16] {
+    let mut b = [0u8; 16];
+    reg::FmmuRepr {
+        logical_start: logical,
+        length: len,
+        logical_start_bit: 0,
+        logical_stop_bit: 7,
+        physical_start: phys,
+        physical_start_bit: 0,
+        kind,
+        enable: 1,
+    }
+    .emit(&mut b)
+    .unwrap();
+    b
+}
+
+/// Size of the `io` preset's process image as [`Bus::configure_io`] lays it out: outputs
+/// EL2008 (1) and EL4132 (4) at 0..5, inputs EL1018 (1) at 5 and EL3102 (6) at 6..12.
+pub const IO_IMAGE: usize = 12;
+
+impl Bus {
+    /// Send one LRW at logical 0 with `data`.
+    pub fn lrw(&mut self, data: &[u8]) -> Reply {
+        self.send(
+            DatagramRepr::logical(Command::Lrw, 0x80, 0, data.len() as u16),
+            data,
+        )
+    }
+
+    /// Request `state` from every SubDevice (BWR AL control); returns the OR of AL status.
+    pub fn request_all(&mut self, state: u16) -> u16 {
+        self.cmd(Command::Bwr, 0, reg::AL_CONTROL, &state.to_le_bytes());
+        let r = self.read(Command::Brd, 0, reg::AL_STATUS, 2);
+        u16::from_le_bytes([r.data[0], r.data[1]])
+    }
+
+    /// Addresses, mailboxes, process-data SMs and FMMUs of the `io` preset, as a MainDevice
+    /// configures them (see [`IO_IMAGE`]); leaves everything in PREOP.
+    pub fn configure_io(&mut self) {
+        self.assign_addresses();
+        let mut m = [0u8; 16];
+        m[..8].copy_from_slice(&sm_bytes(0x1800, 246, 0x26, true));
+        m[8..].copy_from_slice(&sm_bytes(0x18F6, 246, 0x22, true));
+        assert_eq!(self.fpwr(0x1004, reg::SM0, &m), 1);
+        m[..8].copy_from_slice(&sm_bytes(0x1000, 128, 0x26, true));
+        m[8..].copy_from_slice(&sm_bytes(0x1080, 128, 0x22, true));
+        assert_eq!(self.fpwr(0x1005, reg::SM0, &m), 1);
+        assert_eq!(self.request_all(0x02), 0x02);
+        let w = FmmuWrite;
+        let r = FmmuRead;
+        self.fpwr(0x1002, reg::SM0, &sm_bytes(0x0F00, 1, 0x44, true));
+        self.fpwr(0x1002, reg::FMMU0, &fmmu_bytes(0, 1, 0x0F00, w));
+        self.fpwr(0x1004, reg::sm(2), &sm_bytes(0x1000, 4, 0x24, true));
+        self.fpwr(0x1004, reg::FMMU0, &fmmu_bytes(1, 4, 0x1000, w));
+        self.fpwr(0x1003, reg::SM0, &sm_bytes(0x1000, 1, 0x00, true));
+        self.fpwr(0x1003, reg::FMMU0, &fmmu_bytes(5, 1, 0x1000, r));
+        self.fpwr(0x1005, reg::sm(3), &sm_bytes(0x1180, 6, 0x20, true));
+        self.fpwr(0x1005, reg::FMMU0, &fmmu_bytes(6, 6, 0x1180, r));
+    }
+}
+
+#[allow(non_upper_case_globals)]
+const FmmuWrite: u8 = reg::FmmuRepr::WRITE;
+#[allow(non_upper_case_globals)]
+const FmmuRead: u8 = reg::FmmuRepr::READ;

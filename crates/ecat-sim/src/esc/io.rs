@@ -1,0 +1,170 @@
+//! The device side of cyclic process data: what the firmware (or the ESC's digital I/O unit)
+//! does with the buffered SyncManagers after each frame.
+//!
+//! The process-data SMs are the SII's first Outputs SM and first Inputs SM that have PDOs
+//! mapped (SM2/SM3, or SM0/SM1 on terminals without mailbox). After every frame:
+//! 1. the latest complete output buffer is taken; the device **applies** it only in OP with
+//!    valid outputs and no watchdog expiry, otherwise it holds the safe value (all zero);
+//! 2. the device behaviour runs (it reads [`Esc::outputs`] and sets its inputs with
+//!    [`Esc::set_device_inputs`]);
+//! 3. from SAFEOP on, the inputs (or the test's override, [`Esc::set_input_override`]) are
+//!    written into the input SM's buffer, so the MainDevice reads them from the next frame.
+//!
+//! "Valid outputs" means the MainDevice completed an output buffer since the device entered
+//! SAFEOP; the SAFEOP→OP check uses it (code 0x0019) and a watchdog expiry clears it.
+
+use super::Esc;
+use crate::sii_info::SmKind;
+use ecat_wire::al::AlState;
+
+/// Process data as the device sees it.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct IoState {
+    /// Output SM index and its PDO size in bytes.
+    pub out_sm: Option<(u8, usize)>,
+    /// Input SM index and its PDO size in bytes.
+    pub in_sm: Option<(u8, usize)>,
+    /// The latest outputs received from the MainDevice.
+    pub received: Vec<u8>,
+    /// The outputs the device drives (zero unless in OP with valid outputs).
+    pub applied: Vec<u8>,
+    /// The inputs the device behaviour produced.
+    pub device_inputs: Vec<u8>,
+    /// Inputs forced by a test.
+    pub forced: Option<Vec<u8>>,
+    /// The MainDevice completed an output buffer since SAFEOP was entered.
+    pub outputs_valid: bool,
+}
+
+impl IoState {
+    /// Sizes from the SII.
+    pub fn for_esc(esc: &Esc) -> IoState {
+        let find = |kind: SmKind| {
+            esc.info()
+                .sms
+                .iter()
+                .enumerate()
+                .take(esc.shape.sms as usize)
+                .find(|(_, s)| s.kind == kind && s.pdo_bits > 0)
+                .map(|(i, s)| (i as u8, s.pdo_bits.div_ceil(8) as usize))
+        };
+        let out_sm = find(SmKind::Outputs);
+        let in_sm = find(SmKind::Inputs);
+        let out_len = out_sm.map_or(0, |s| s.1);
+        let in_len = in_sm.map_or(0, |s| s.1);
+        IoState {
+            out_sm,
+            in_sm,
+            received: vec![0; out_len],
+            applied: vec![0; out_len],
+            device_inputs: vec![0; in_len],
+            forced: None,
+            outputs_valid: false,
+        }
+    }
+}
+
+impl Esc {
+    /// The outputs the device applies now (empty for devices without outputs). All zero
+    /// unless the device is in OP and has received valid outputs.
+    pub fn outputs(&self) -> &[u8] {
+        &self.io.applied
+    }
+
+    /// The inputs the device presents (its own values, or the forced ones).
+    pub fn inputs(&self) -> &[u8] {
+        self.io.forced.as_deref().unwrap_or(&self.io.device_inputs)
+    }
+
+    /// Device behaviour: set the input values (truncated/zero-padded to the PDO size).
+    pub fn set_device_inputs(&mut self, data: &[u8]) {
+        fill(&mut self.io.device_inputs, data);
+    }
+
+    /// Force the inputs to `data` (truncated/zero-padded to the PDO size), or with `None`
+    /// return to the device's own values.
+    pub fn set_input_override(&mut self, data: Option<&[u8]>) {
+        self.io.forced = data.map(|d| {
+            let mut v = vec![0; self.io.device_inputs.len()];
+            fill(&mut v, d);
+            v
+        });
+    }
+
+    /// The MainDevice completed a buffer of SM `n`.
+    pub(crate) fn outputs_written(&mut self, n: u8) {
+        if self.io.out_sm.is_some_and(|(s, _)| s == n) {
+            self.io.outputs_valid = true;
+        }
+    }
+
+    /// Outputs are no longer valid (entering SAFEOP from below, watchdog expiry).
+    pub(crate) fn outputs_lost(&mut self) {
+        self.io.outputs_valid = false;
+    }
+
+    /// True if the device has outputs and has not received valid ones since SAFEOP.
+    pub(crate) fn outputs_missing(&self) -> bool {
+        self.io.out_sm.is_some() && !self.io.outputs_valid
+    }
+
+    /// Drive the safe value now.
+    pub(crate) fn outputs_to_safe(&mut self) {
+        self.io.applied.fill(0);
+    }
+
+    /// Step 1 and 3 around the behaviour (see the module note).
+    pub(crate) fn process_data_outputs(&mut self) {
+        if let Some((n, _)) = self.io.out_sm {
+            let mut rx = core::mem::take(&mut self.io.received);
+            if self.sm_active(n) && !self.sm(n).is_mailbox() {
+                self.pdi_read_buffered(n, &mut rx);
+            }
+            self.io.received = rx;
+        }
+        let apply = self.al_status().state() == Some(AlState::Op)
+            && self.io.outputs_valid
+            && !self.wd.expired;
+        if apply {
+            let IoState {
+                received, applied, ..
+            } = &mut self.io;
+            applied.copy_from_slice(received);
+        } else {
+            self.outputs_to_safe();
+        }
+    }
+
+    /// Step 3: publish the inputs from SAFEOP on.
+    pub(crate) fn process_data_inputs(&mut self) {
+        let Some((n, _)) = self.io.in_sm else {
+            return;
+        };
+        let state = self.al_status().state();
+        if !matches!(state, Some(AlState::SafeOp | AlState::Op))
+            || !self.sm_active(n)
+            || self.sm(n).is_mailbox()
+        {
+            return;
+        }
+        let data = match self.io.forced.take() {
+            Some(f) => {
+                self.pdi_write_buffered(n, &f);
+                Some(f)
+            }
+            None => {
+                let d = core::mem::take(&mut self.io.device_inputs);
+                self.pdi_write_buffered(n, &d);
+                self.io.device_inputs = d;
+                None
+            }
+        };
+        self.io.forced = data;
+    }
+}
+
+fn fill(dst: &mut [u8], src: &[u8]) {
+    let n = dst.len().min(src.len());
+    dst[..n].copy_from_slice(&src[..n]);
+    dst[n..].fill(0);
+}
