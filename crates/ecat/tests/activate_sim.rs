@@ -89,3 +89,53 @@ fn wrong_sm2_length_is_refused_with_code_and_text() {
     }
     assert!(refused, "a refusal event names SAFEOP and the code");
 }
+
+#[test]
+fn values_round_trip_for_10000_cycles() {
+    use ecat::config::Direction;
+    let (mut md, vt) = open("io");
+    md.scan().unwrap();
+    let mut rt = md.activate(Activation::default()).unwrap();
+    rt.run_until_state(AlState::Op, 1_000_000, 2000).unwrap();
+    let d = rt.domain(0).clone();
+    let out1 = d.region(1, Direction::Output).unwrap(); // EL2008
+    let out3 = d.region(3, Direction::Output).unwrap(); // EL4132
+    let in2 = d.region(2, Direction::Input).unwrap(); // EL1018
+                                                      // A device commits its input buffer at the end of a frame, so a value set now is read by
+                                                      // the MainDevice in the next exchange (one cycle of latency, as with a real 3-buffer SM).
+    let mut previous = None;
+    for c in 0..10_000u32 {
+        let input = (c % 251) as u8;
+        rt.link_mut()
+            .sim_network()
+            .unwrap()
+            .set_inputs(2, &[input])
+            .unwrap();
+        let img = rt.domain_mut(0).image_mut();
+        img[out1.start] = c as u8;
+        img[out3.clone()].copy_from_slice(&(c.wrapping_mul(2654435761)).to_le_bytes());
+        vt.advance(1_000_000);
+        rt.tx_rx(1_000_000).unwrap();
+        let d = rt.domain(0);
+        assert_eq!(d.wkc(), d.expected_wkc(), "cycle {c}");
+        if let Some(p) = previous {
+            assert_eq!(
+                d.image()[in2.start],
+                p,
+                "cycle {c}: EL1018 input of the previous cycle"
+            );
+        }
+        previous = Some(input);
+        let net = rt.link_mut().sim_network().unwrap();
+        assert_eq!(
+            net.outputs(1).unwrap(),
+            &[c as u8],
+            "cycle {c}: EL2008 applied"
+        );
+        assert_eq!(
+            net.outputs(3).unwrap(),
+            &c.wrapping_mul(2654435761).to_le_bytes(),
+            "cycle {c}: EL4132 applied"
+        );
+    }
+}

@@ -58,6 +58,13 @@ pub trait Link: Send {
     fn virtual_time(&self) -> Option<VirtualTime> {
         None
     }
+
+    /// The simulated network behind this link, if it is one (tests and tools reach device
+    /// values and faults through it).
+    #[cfg(feature = "sim")]
+    fn sim_network(&mut self) -> Option<&mut ecat_sim::Network> {
+        None
+    }
 }
 
 /// What kind of link a specification names.

@@ -3,14 +3,15 @@
 //!
 //! Sending processes the frame at once (the virtual ring answers synchronously) and queues the
 //! returned frame in a fixed ring of preallocated buffers, so the cyclic path allocates nothing.
-//! A frame the network drops (malformed, or a fault) is simply never returned, exactly like on a
-//! wire; the frame engine's timeout sees it. Time for the simulator is the monotonic time since
-//! the link was opened.
+//! The simulator decides each frame's fate: dropped (malformed, or a fault) frames are never
+//! returned, exactly like on a wire, and the frame engine's timeout sees it; delayed frames
+//! become receivable at their time; duplicated frames are delivered twice. Time for the
+//! simulator is the monotonic time since the link was opened, or a shared virtual clock.
 
 use super::{Link, LinkCounters};
 use crate::clock::VirtualTime;
 use crate::error::{Error, Result};
-use ecat_sim::Network;
+use ecat_sim::{FrameFate, Network};
 use std::time::Instant;
 
 /// Returned frames that may wait to be received before new ones are dropped.
@@ -25,6 +26,8 @@ pub struct SimLink {
     what: String,
     bufs: Vec<[u8; FRAME_MAX]>,
     lens: [usize; QUEUE],
+    /// Time (link clock, ns) from which each queued frame may be received.
+    due: [u64; QUEUE],
     head: usize,
     count: usize,
     counters: LinkCounters,
@@ -61,6 +64,7 @@ impl SimLink {
             what,
             bufs: vec![[0u8; FRAME_MAX]; QUEUE],
             lens: [0; QUEUE],
+            due: [0; QUEUE],
             head: 0,
             count: 0,
             counters: LinkCounters::default(),
@@ -103,33 +107,64 @@ impl Link for SimLink {
         let slot = (self.head + self.count) % QUEUE;
         self.bufs[slot][..frame.len()].copy_from_slice(frame);
         let now = self.now_ns();
-        let buf = &mut self.bufs[slot];
-        if self.net.process_frame(&mut buf[..frame.len()], now) {
+        let fate = self.net.process(&mut self.bufs[slot][..frame.len()], now);
+        if let FrameFate::Returned {
+            delay_ns,
+            duplicate,
+        } = fate
+        {
             self.lens[slot] = frame.len();
+            self.due[slot] = now + delay_ns;
             self.count += 1;
+            if duplicate && self.count < QUEUE {
+                let copy = (slot + 1) % QUEUE;
+                let (a, b) = if copy > slot {
+                    let (x, y) = self.bufs.split_at_mut(copy);
+                    (&x[slot], &mut y[0])
+                } else {
+                    let (x, y) = self.bufs.split_at_mut(slot);
+                    (&y[0], &mut x[copy])
+                };
+                b[..frame.len()].copy_from_slice(&a[..frame.len()]);
+                self.lens[copy] = frame.len();
+                self.due[copy] = now + delay_ns;
+                self.count += 1;
+            }
         }
         Ok(())
     }
 
     fn recv(&mut self, buf: &mut [u8], deadline: Option<Instant>) -> Result<Option<usize>> {
-        if self.count == 0 {
-            // Nothing is on its way: a lost frame stays lost. Wait out the deadline as a
-            // wire would, so timeouts behave the same as on a real link.
-            if let (Some(d), None) = (deadline, &self.virtual_time) {
-                let now = Instant::now();
-                if d > now {
-                    std::thread::sleep(d - now);
-                }
+        loop {
+            let now = self.now_ns();
+            if self.count > 0 && self.due[self.head] <= now {
+                let len = self.lens[self.head];
+                let n = len.min(buf.len());
+                buf[..n].copy_from_slice(&self.bufs[self.head][..n]);
+                self.head = (self.head + 1) % QUEUE;
+                self.count -= 1;
+                self.counters.rx_frames += 1;
+                return Ok(Some(n));
             }
-            return Ok(None);
+            // Nothing receivable yet. On virtual time the caller moves the clock; on the
+            // monotonic clock wait (until the deadline, or until the next frame is due).
+            let (Some(d), None) = (deadline, &self.virtual_time) else {
+                return Ok(None);
+            };
+            let wall = Instant::now();
+            if d <= wall {
+                return Ok(None);
+            }
+            let mut until = d;
+            if self.count > 0 {
+                let due_in = self.due[self.head].saturating_sub(now);
+                until = until.min(wall + std::time::Duration::from_nanos(due_in));
+            }
+            std::thread::sleep(until - wall);
+            if self.count == 0 {
+                return Ok(None);
+            }
         }
-        let len = self.lens[self.head];
-        let n = len.min(buf.len());
-        buf[..n].copy_from_slice(&self.bufs[self.head][..n]);
-        self.head = (self.head + 1) % QUEUE;
-        self.count -= 1;
-        self.counters.rx_frames += 1;
-        Ok(Some(n))
     }
 
     fn mac(&self) -> [u8; 6] {
@@ -150,5 +185,9 @@ impl Link for SimLink {
 
     fn virtual_time(&self) -> Option<VirtualTime> {
         self.virtual_time.clone()
+    }
+
+    fn sim_network(&mut self) -> Option<&mut Network> {
+        Some(&mut self.net)
     }
 }
