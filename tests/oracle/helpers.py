@@ -260,6 +260,19 @@ class SimProcess:
         """SIGTERM, then SIGKILL after 5 s. Returns the exit code."""
         return stop_child(self.proc, signal.SIGTERM, 5.0)
 
+    def drain_lines(self, wait: float = 1.0) -> list[str]:
+        """Every stdout line printed since start() (waits up to `wait` s for EOF)."""
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                line = self._q.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                break
+            if line is None:
+                break
+            self.lines.append(line)
+        return list(self.lines)
+
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 

@@ -3,13 +3,17 @@
 //!
 //! The loop is the simplest possible wire: receive a frame on the raw socket (our own
 //! transmitted answers are never received back, see `ecat::link::raw`), let the network
-//! process it in place, send it back. A frame the network drops (not EtherCAT, malformed) is
-//! not answered, as a real ring would not answer it.
+//! process it in place, send it back — later if the network's faults delay it, twice if they
+//! duplicate it, never if they drop it (as a real ring would not answer). Options let tests pin
+//! device inputs (`--set-inputs 2=a5`) and watch the outputs devices apply (`--trace-outputs`
+//! prints a line whenever they change).
 
 use super::CmdResult;
+use crate::select::parse_u16;
 use ecat::link::raw::RawSocket;
 use ecat::link::Link;
-use ecat_sim::Network;
+use ecat_sim::{FrameFate, Network};
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 /// Options of `ecat sim`.
@@ -18,15 +22,42 @@ pub struct Args {
     /// Network interface to answer on (e.g. one end of a veth pair)
     #[arg(short = 'i', long = "interface", value_name = "IFACE")]
     interface: String,
-    /// Network: a preset name (io) or a network TOML file
+    /// Network: a preset name (io, servo, ...) or a network TOML file
     #[arg(short = 'n', long = "network", default_value = "io")]
     network: String,
+    /// Pin a device's inputs: POSITION=HEXBYTES (repeatable), e.g. 2=a5
+    #[arg(long = "set-inputs", value_name = "POS=HEX")]
+    set_inputs: Vec<String>,
+    /// Print `outputs POSITION HEX` whenever a device applies new outputs
+    #[arg(long)]
+    trace_outputs: bool,
+}
+
+fn parse_set(s: &str) -> Result<(usize, Vec<u8>), String> {
+    let bad = || format!("'--set-inputs {s}' is not POSITION=HEXBYTES (e.g. 2=a5 or 4=0102)");
+    let (p, h) = s.split_once('=').ok_or_else(bad)?;
+    let pos = parse_u16(p).map_err(|_| bad())? as usize;
+    let h = h.trim().trim_start_matches("0x");
+    if h.is_empty() || !h.len().is_multiple_of(2) {
+        return Err(bad());
+    }
+    let bytes = (0..h.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&h[i..i + 2], 16))
+        .collect::<Result<Vec<u8>, _>>()
+        .map_err(|_| bad())?;
+    Ok((pos, bytes))
 }
 
 /// Run `ecat sim`.
 pub fn run(a: Args) -> CmdResult {
     let iface = a.interface.strip_prefix("raw:").unwrap_or(&a.interface);
     let mut net = Network::open(&a.network)?;
+    for s in &a.set_inputs {
+        let (pos, bytes) = parse_set(s)?;
+        net.set_inputs(pos, &bytes)
+            .map_err(|e| format!("--set-inputs {s}: {e}"))?;
+    }
     let mut link = RawSocket::open(iface)?;
     crate::signals::install();
     let summary = net.summary();
@@ -48,20 +79,71 @@ pub fn run(a: Args) -> CmdResult {
     std::io::stdout().flush()?;
     let epoch = Instant::now();
     let mut buf = vec![0u8; 2048];
+    let mut held: VecDeque<(Instant, Vec<u8>)> = VecDeque::new();
+    let mut last_outputs: Vec<Vec<u8>> = vec![Vec::new(); net.esc_count()];
     let (mut answered, mut dropped) = (0u64, 0u64);
     while !crate::signals::stopped() {
-        let deadline = Instant::now() + Duration::from_millis(100);
+        // Release frames whose delay has passed.
+        while held.front().is_some_and(|(t, _)| *t <= Instant::now()) {
+            if let Some((_, f)) = held.pop_front() {
+                link.send(&f)?;
+            }
+        }
+        let mut deadline = Instant::now() + Duration::from_millis(100);
+        if let Some((t, _)) = held.front() {
+            deadline = deadline.min(*t);
+        }
         let Some(n) = link.recv(&mut buf, Some(deadline))? else {
             continue;
         };
         let now = epoch.elapsed().as_nanos() as u64;
-        if net.process_frame(&mut buf[..n], now) {
-            link.send(&buf[..n])?;
-            answered += 1;
-        } else {
-            dropped += 1;
+        match net.process(&mut buf[..n], now) {
+            FrameFate::Returned {
+                delay_ns,
+                duplicate,
+            } => {
+                let copies = if duplicate { 2 } else { 1 };
+                for _ in 0..copies {
+                    if delay_ns == 0 {
+                        link.send(&buf[..n])?;
+                    } else {
+                        held.push_back((
+                            Instant::now() + Duration::from_nanos(delay_ns),
+                            buf[..n].to_vec(),
+                        ));
+                    }
+                }
+                answered += 1;
+            }
+            FrameFate::Dropped(_) => dropped += 1,
+        }
+        if a.trace_outputs {
+            for (pos, last) in last_outputs.iter_mut().enumerate() {
+                if let Some(o) = net.outputs(pos) {
+                    if o != last.as_slice() {
+                        let hex: String = o.iter().map(|b| format!("{b:02x}")).collect();
+                        println!("outputs {pos} {hex}");
+                        *last = o.to_vec();
+                    }
+                }
+            }
+            std::io::stdout().flush()?;
         }
     }
     println!("ecat sim: stopped; {answered} frames answered, {dropped} dropped");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_inputs_syntax() {
+        assert_eq!(parse_set("2=a5").unwrap(), (2, vec![0xA5]));
+        assert_eq!(parse_set("4=0x0102").unwrap(), (4, vec![1, 2]));
+        assert!(parse_set("2").is_err());
+        assert!(parse_set("2=abc").is_err());
+        assert!(parse_set("x=aa").is_err());
+    }
 }

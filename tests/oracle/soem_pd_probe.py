@@ -1,0 +1,81 @@
+"""Drive a network to OP with SOEM (pysoem) and exchange process data; print JSON.
+
+    python soem_pd_probe.py IFACE --cycles N [--out POS=HEX ...]
+
+POS is SOEM's 0-based index into master.slaves. Each cycle: write the requested outputs
+(the pattern byte XOR cycle for EL2008-like 1-byte outputs is the caller's business: we
+write exactly the bytes given, with the cycle number in the first byte when --count-pos is
+set), send_processdata, receive_processdata; the WKC of every cycle is recorded. Runs in its
+own process so a crash in the C library cannot take the test session down.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+import pysoem
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("iface")
+    ap.add_argument("--cycles", type=int, default=1000)
+    ap.add_argument("--out", action="append", default=[], help="POS=HEX outputs to write")
+    ap.add_argument("--period-us", type=int, default=1000)
+    args = ap.parse_args()
+    outs = {}
+    for o in args.out:
+        p, h = o.split("=")
+        outs[int(p)] = bytes.fromhex(h)
+
+    m = pysoem.Master()
+    m.open(args.iface)
+    res: dict = {}
+    try:
+        res["count"] = m.config_init()
+        res["iomap_size"] = m.config_map()
+        res["expected_wkc"] = m.expected_wkc
+        res["sizes"] = [
+            {"name": s.name, "out": len(s.output), "in": len(s.input)} for s in m.slaves
+        ]
+        res["safeop"] = m.state_check(pysoem.SAFEOP_STATE, 2_000_000)
+        # Send valid outputs while asking for OP (devices need outputs before OP).
+        for pos, data in outs.items():
+            m.slaves[pos].output = data
+        m.send_processdata()
+        m.receive_processdata(2000)
+        m.state = pysoem.OP_STATE
+        m.write_state()
+        for _ in range(400):
+            m.send_processdata()
+            m.receive_processdata(2000)
+            if m.state_check(pysoem.OP_STATE, 1000) == pysoem.OP_STATE:
+                break
+        res["op"] = m.state_check(pysoem.OP_STATE, 50_000)
+        wkcs = []
+        inputs = []
+        for _ in range(args.cycles):
+            for pos, data in outs.items():
+                m.slaves[pos].output = data
+            m.send_processdata()
+            wkcs.append(m.receive_processdata(2000))
+            inputs.append([s.input.hex() for s in m.slaves])
+            time.sleep(args.period_us / 1e6)
+        res["wkc"] = wkcs
+        res["inputs_first"] = inputs[0] if inputs else []
+        res["inputs_last"] = inputs[-1] if inputs else []
+        res["states"] = [s.state for s in m.slaves]
+        m.state = pysoem.INIT_STATE
+        m.write_state()
+    finally:
+        m.close()
+    json.dump(res, sys.stdout)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

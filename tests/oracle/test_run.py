@@ -1,0 +1,53 @@
+"""`ecat run`, the main job: on the built-in simulated network with no arguments, and over
+a veth pair against `ecat sim` in a namespace. Both must reach OP, cycle with the full WKC,
+print the PerfMsmt lines, and leave the SubDevices in INIT."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+
+from helpers import describe, run
+
+PERF = re.compile(r"^PerfMsmt '(?P<name>[^']+)' \(min/avg/max\) \[usec\]: (?P<min>[\d.]+)/(?P<avg>[\d.]+)/(?P<max>[\d.]+)", re.M)
+
+
+def check_run_output(out: str) -> dict:
+    names = {m["name"] for m in PERF.finditer(out)}
+    for n in ("Cycle Time", "Task Duration", "RoundTrip (TX+RX)"):
+        assert n in names, f"no PerfMsmt '{n}' line:\n{out}"
+    assert "all 5 SubDevices in OP" in out, out
+    assert re.search(r"^4 +0x1005 .*INIT", out, re.M), "SubDevices back in INIT at the end:\n" + out
+    return {m["name"]: float(m["avg"]) for m in PERF.finditer(out)}
+
+
+def test_run_without_arguments_uses_the_simulated_network(ecat, tmp_path):
+    t0 = time.monotonic()
+    j = tmp_path / "run.json"
+    p = run([ecat, "run", "--json", str(j)], timeout=60)
+    took = time.monotonic() - t0
+    assert p.returncode == 0, describe(p)
+    first = p.stdout.splitlines()[0]
+    assert "built-in simulated network" in first, first
+    check_run_output(p.stdout)
+    assert 9.5 < took < 20, f"ran {took:.1f} s"
+    fig = json.loads(j.read_text())
+    assert fig["cycles"] > 9000, fig["cycles"]
+    assert fig["domain_incomplete_cycles"] == 0, fig
+    assert fig["frames"]["lost"] == 0, fig["frames"]
+    assert fig["figures"]["cycle_time"]["avg_us"] > 900
+
+
+def test_run_over_veth_against_ecat_sim(ecat, veth, ecat_sim, tmp_path):
+    ecat_sim("io")
+    j = tmp_path / "run.json"
+    p = run([ecat, "run", "-i", veth.host_if, "--duration", "3s", "--json", str(j)], timeout=60)
+    assert p.returncode == 0, describe(p)
+    check_run_output(p.stdout)
+    fig = json.loads(j.read_text())
+    print(json.dumps({k: fig[k] for k in ("cycles", "overruns", "domain_incomplete_cycles", "frames")}))
+    print("round trip", fig["figures"]["round_trip"])
+    assert fig["cycles"] > 2500
+    assert fig["domain_incomplete_cycles"] == 0, fig
+    assert fig["frames"]["lost"] == 0, fig["frames"]
