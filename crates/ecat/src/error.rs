@@ -118,6 +118,34 @@ pub enum Error {
         /// What went wrong.
         reason: String,
     },
+    /// The SubDevice has no CoE mailbox.
+    #[error("{who} has no CoE mailbox (mailbox protocols in its SII: {protocols})")]
+    NoCoe {
+        /// The SubDevice.
+        who: Who,
+        /// The protocols it does have.
+        protocols: String,
+    },
+    /// The SubDevice aborted an SDO transfer.
+    #[error("{who}: SDO {what} aborted: {code}")]
+    SdoAbort {
+        /// The SubDevice.
+        who: Who,
+        /// The transfer, e.g. `upload 0x1018:01`.
+        what: String,
+        /// The abort code with its text.
+        code: ecat_wire::coe::SdoAbortCode,
+    },
+    /// A mailbox transfer failed below the SDO level (timeout, mailbox error, garbled answer).
+    #[error("{who}: SDO {what} failed: {reason}")]
+    Mailbox {
+        /// The SubDevice.
+        who: Who,
+        /// The transfer.
+        what: String,
+        /// What went wrong.
+        reason: String,
+    },
     /// The user asked for a SubDevice that is not on the bus.
     #[error("{0}")]
     NotFound(String),

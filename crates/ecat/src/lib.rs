@@ -32,6 +32,7 @@ pub mod frame;
 pub mod link;
 pub mod mailbox;
 pub mod maindevice;
+pub mod pdo_coe;
 pub mod perf;
 pub mod runtime;
 pub mod scan;

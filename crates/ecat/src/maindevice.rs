@@ -7,6 +7,7 @@ use crate::eeprom;
 use crate::error::{Error, Result};
 use crate::esm;
 use crate::link::{self, Link};
+use crate::mailbox::{self, exchange::MailboxArea, sdo::SdoOp};
 use crate::runtime::{Activation, Runtime};
 use crate::scan;
 use crate::subdevice::SubDevice;
@@ -19,6 +20,8 @@ use std::time::Duration;
 pub struct MainDevice {
     bus: Bus,
     subdevices: Vec<SubDevice>,
+    /// Last mailbox counter used per SubDevice (1..7, 0 = none yet).
+    mailbox_counters: Vec<u8>,
 }
 
 impl MainDevice {
@@ -32,6 +35,7 @@ impl MainDevice {
         MainDevice {
             bus: Bus::new(link),
             subdevices: Vec::new(),
+            mailbox_counters: Vec::new(),
         }
     }
 
@@ -43,6 +47,7 @@ impl MainDevice {
     /// Scan the bus (see [`scan::scan`]); replaces the SubDevice list.
     pub fn scan(&mut self) -> Result<&[SubDevice]> {
         self.subdevices = scan::scan(&mut self.bus)?;
+        self.mailbox_counters = vec![0; self.subdevices.len()];
         Ok(&self.subdevices)
     }
 
@@ -112,6 +117,90 @@ impl MainDevice {
     pub fn activate(self, act: Activation) -> Result<Runtime> {
         let (link, engine, clock) = self.bus.into_parts();
         Runtime::new(link, engine, clock, self.subdevices, act)
+    }
+
+    /// The CoE mailbox of the SubDevice at `position`, or why it has none.
+    pub fn coe_mailbox(&self, position: usize) -> Result<MailboxArea> {
+        let s = self.subdevice(position)?;
+        if !s.mailbox.present() || s.mailbox.protocols & 0x04 == 0 {
+            let p = s.mailbox.protocol_names();
+            return Err(Error::NoCoe {
+                who: s.who(),
+                protocols: if p.is_empty() {
+                    "none".into()
+                } else {
+                    p.join(", ")
+                },
+            });
+        }
+        let tx = if s.mailbox.tx.size == 0 {
+            s.mailbox.rx.size
+        } else {
+            s.mailbox.tx.size
+        };
+        Ok(MailboxArea {
+            station: s.station,
+            out: (s.mailbox.rx.offset, s.mailbox.rx.size),
+            inp: (s.mailbox.tx.offset, tx),
+        })
+    }
+
+    /// Run an SDO transfer (upload, download, SDO Information) on the SubDevice at
+    /// `position`. A SubDevice still in INIT is brought to PREOP first (its mailbox works from
+    /// PREOP on).
+    pub fn sdo(&mut self, position: usize, op: SdoOp) -> Result<Vec<u8>> {
+        let area = self.coe_mailbox(position)?;
+        self.refresh_states()?;
+        if self.subdevices[position].al_status.state() == Some(AlState::Init) {
+            self.request_state(&[position], AlState::PreOp, esm::DEFAULT_TIMEOUT)?;
+        }
+        let sub = self.subdevices[position].clone();
+        mailbox::blocking::run(
+            &mut self.bus,
+            &sub,
+            area,
+            &mut self.mailbox_counters[position],
+            op,
+        )
+    }
+
+    /// Read object `index:subindex` (the whole object with `complete_access`).
+    pub fn sdo_upload(
+        &mut self,
+        position: usize,
+        index: u16,
+        subindex: u8,
+        complete_access: bool,
+    ) -> Result<Vec<u8>> {
+        self.sdo(
+            position,
+            SdoOp::Upload {
+                index,
+                subindex,
+                complete_access,
+            },
+        )
+    }
+
+    /// Write object `index:subindex` (the whole object with `complete_access`).
+    pub fn sdo_download(
+        &mut self,
+        position: usize,
+        index: u16,
+        subindex: u8,
+        complete_access: bool,
+        data: &[u8],
+    ) -> Result<()> {
+        self.sdo(
+            position,
+            SdoOp::Download {
+                index,
+                subindex,
+                complete_access,
+                data: data.to_vec(),
+            },
+        )
+        .map(|_| ())
     }
 
     /// Write one SII word of the SubDevice at `position`.

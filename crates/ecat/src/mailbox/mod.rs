@@ -5,4 +5,7 @@
 //! [`crate::bus::Bus`], and the cyclic [`crate::runtime::Runtime`] drives the same machines one
 //! datagram per cycle in its acyclic frame, so SDO access in OP never delays process data.
 
+pub mod blocking;
 pub mod exchange;
+pub mod job;
+pub mod sdo;
