@@ -33,6 +33,27 @@ pub enum DataType {
 }
 
 impl DataType {
+    /// The type for a CoE data type code (ETG.1000.6), if it has a text form here.
+    pub fn from_coe(code: u16, bits: u16) -> Option<DataType> {
+        use DataType::*;
+        Some(match code {
+            0x0001 | 0x0005 => Uint8,
+            0x0002 => Int8,
+            0x0003 => Int16,
+            0x0004 => Int32,
+            0x0006 => Uint16,
+            0x0007 => Uint32,
+            0x0008 => Float,
+            0x0009 => String,
+            0x000A => Raw,
+            0x0011 => Double,
+            0x0015 => Int64,
+            0x001B => Uint64,
+            _ if bits > 0 && bits <= 8 => Uint8,
+            _ => return None,
+        })
+    }
+
     /// Fixed size in bytes, if the type has one.
     pub fn size(self) -> Option<usize> {
         use DataType::*;

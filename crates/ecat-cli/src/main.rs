@@ -79,6 +79,16 @@ enum Command {
     },
     /// Request an EtherCAT state (IgH: `ethercat states`).
     States(cmd::states::Args),
+    /// Read an SDO (IgH: `ethercat upload`).
+    Upload(cmd::coe::UploadArgs),
+    /// Write an SDO (IgH: `ethercat download`).
+    Download(cmd::coe::DownloadArgs),
+    /// List the object dictionary over SDO Information (IgH: `ethercat sdos`).
+    Sdos(cmd::coe::SdosArgs),
+    /// Show PDO assignment and mapping (IgH: `ethercat pdos`).
+    Pdos(cmd::pdos::Args),
+    /// Print the PDO configuration as C arrays (IgH: `ethercat cstruct`).
+    Cstruct(cmd::pdos::Args),
     /// Show the process data layout (IgH: `ethercat domains`).
     Domains(cmd::domains::DomainsArgs),
     /// Show the live process image after a few cycles in OP (IgH: `ethercat data`).
@@ -99,6 +109,11 @@ fn main() -> ExitCode {
         Command::States(a) => cmd::states::run(a),
         Command::Sim(a) => cmd::sim::run(a),
         Command::Domains(a) => cmd::domains::domains(a),
+        Command::Upload(a) => cmd::coe::upload(a),
+        Command::Pdos(a) => cmd::pdos::pdos(a),
+        Command::Cstruct(a) => cmd::pdos::cstruct(a),
+        Command::Download(a) => cmd::coe::download(a),
+        Command::Sdos(a) => cmd::coe::sdos(a),
         Command::Data(a) => cmd::domains::data(a),
         Command::Run(a) => cmd::run::run(a),
     };

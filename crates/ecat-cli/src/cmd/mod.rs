@@ -1,6 +1,8 @@
 //! One module per subcommand. Each exposes its clap `Args` (or subcommand enum) and a `run`.
 
+pub mod coe;
 pub mod domains;
+pub mod pdos;
 pub mod reg;
 pub mod run;
 pub mod sii;
