@@ -15,6 +15,7 @@
 
 use ecat::config::{Direction, EntryConfig, PdoConfig, SubDeviceConfig, SyncConfig};
 use ecat::SubDevice;
+
 use serde::Deserialize;
 use std::path::Path;
 
@@ -53,8 +54,9 @@ struct Pdo {
     entries: Vec<(u16, u8, u8)>,
 }
 
-/// Load `path` and merge it over the SII configuration of `subs`.
-pub fn load(path: &Path, subs: &[SubDevice]) -> Result<Vec<SubDeviceConfig>, String> {
+/// Load `path`: the configuration of each SubDevice the file lists (by position; `None` for
+/// the others).
+pub fn load(path: &Path, subs: &[SubDevice]) -> Result<Vec<Option<SubDeviceConfig>>, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read PDO configuration {}: {e}", path.display()))?;
     parse(&text, &path.display().to_string(), subs)
@@ -65,12 +67,16 @@ fn line_of(text: &str, offset: usize) -> usize {
 }
 
 /// Parse configuration text (`origin` names it in errors).
-pub fn parse(text: &str, origin: &str, subs: &[SubDevice]) -> Result<Vec<SubDeviceConfig>, String> {
+pub fn parse(
+    text: &str,
+    origin: &str,
+    subs: &[SubDevice],
+) -> Result<Vec<Option<SubDeviceConfig>>, String> {
     let file: File = toml::from_str(text).map_err(|e| {
         let line = e.span().map(|s| line_of(text, s.start)).unwrap_or(1);
         format!("{origin}:{line}: {}", e.message())
     })?;
-    let mut configs: Vec<SubDeviceConfig> = subs.iter().map(SubDeviceConfig::from_sii).collect();
+    let mut configs: Vec<Option<SubDeviceConfig>> = vec![None; subs.len()];
     for (n, s) in file.subdevice.iter().enumerate() {
         let what = format!("{origin}: [[subdevice]] number {}", n + 1);
         let pos = match (s.position, s.alias) {
@@ -129,7 +135,7 @@ pub fn parse(text: &str, origin: &str, subs: &[SubDevice]) -> Result<Vec<SubDevi
                 domain: sm.domain,
             });
         }
-        configs[pos] = SubDeviceConfig { sync };
+        configs[pos] = Some(SubDeviceConfig { sync });
     }
     Ok(configs)
 }
@@ -153,9 +159,10 @@ mod tests {
     fn parses_and_merges() {
         let t = "[[subdevice]]\nalias = 9\n[[subdevice.sm]]\nindex = 2\ndirection = \"output\"\npdos = [ { index = 0x1600, entries = [[0x7000, 1, 16], [0, 0, 8]] } ]\n";
         let c = parse(t, "x.toml", &subs()).unwrap();
-        assert_eq!(c[2].sync.len(), 1);
-        assert_eq!(c[2].sync[0].bytes(), 3);
-        assert!(c[0].sync.is_empty());
+        let c2 = c[2].as_ref().unwrap();
+        assert_eq!(c2.sync.len(), 1);
+        assert_eq!(c2.sync[0].bytes(), 3);
+        assert!(c[0].is_none());
     }
 
     #[test]

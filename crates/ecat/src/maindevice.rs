@@ -3,11 +3,13 @@
 //! of [`SubDevice`]s found by the last scan.
 
 use crate::bus::{check_wkc, Bus, Pdu};
+use crate::config::SubDeviceConfig;
 use crate::eeprom;
 use crate::error::{Error, Result};
 use crate::esm;
 use crate::link::{self, Link};
 use crate::mailbox::{self, exchange::MailboxArea, sdo::SdoOp};
+use crate::pdo_coe;
 use crate::runtime::{Activation, Runtime};
 use crate::scan;
 use crate::subdevice::SubDevice;
@@ -22,6 +24,7 @@ pub struct MainDevice {
     subdevices: Vec<SubDevice>,
     /// Last mailbox counter used per SubDevice (1..7, 0 = none yet).
     mailbox_counters: Vec<u8>,
+    notes: Vec<String>,
 }
 
 impl MainDevice {
@@ -36,6 +39,7 @@ impl MainDevice {
             bus: Bus::new(link),
             subdevices: Vec::new(),
             mailbox_counters: Vec::new(),
+            notes: Vec::new(),
         }
     }
 
@@ -114,7 +118,14 @@ impl MainDevice {
 
     /// Activate: lay out the process data and hand the bus to the cyclic [`Runtime`], whose
     /// supervisor walks every SubDevice up to `act.target` while the application cycles.
-    pub fn activate(self, act: Activation) -> Result<Runtime> {
+    ///
+    /// Without explicit configurations, each SubDevice's is discovered first (see
+    /// [`MainDevice::discover_configs`]).
+    pub fn activate(mut self, mut act: Activation) -> Result<Runtime> {
+        if act.configs.is_none() {
+            act.configs = Some(self.discover_configs()?);
+        }
+        act.mailbox_counters = self.mailbox_counters.clone();
         let (link, engine, clock) = self.bus.into_parts();
         Runtime::new(link, engine, clock, self.subdevices, act)
     }
@@ -122,27 +133,39 @@ impl MainDevice {
     /// The CoE mailbox of the SubDevice at `position`, or why it has none.
     pub fn coe_mailbox(&self, position: usize) -> Result<MailboxArea> {
         let s = self.subdevice(position)?;
-        if !s.mailbox.present() || s.mailbox.protocols & 0x04 == 0 {
+        crate::runtime::coe_area(s).ok_or_else(|| {
             let p = s.mailbox.protocol_names();
-            return Err(Error::NoCoe {
+            Error::NoCoe {
                 who: s.who(),
                 protocols: if p.is_empty() {
                     "none".into()
                 } else {
                     p.join(", ")
                 },
-            });
-        }
-        let tx = if s.mailbox.tx.size == 0 {
-            s.mailbox.rx.size
-        } else {
-            s.mailbox.tx.size
-        };
-        Ok(MailboxArea {
-            station: s.station,
-            out: (s.mailbox.rx.offset, s.mailbox.rx.size),
-            inp: (s.mailbox.tx.offset, tx),
+            }
         })
+    }
+
+    /// The process data configuration of every SubDevice as it is now: over CoE for those
+    /// with CoE (their current PDO assignment), from the SII for the others. Fallbacks to the
+    /// SII are recorded in [`MainDevice::notes`].
+    pub fn discover_configs(&mut self) -> Result<Vec<SubDeviceConfig>> {
+        let mut out = Vec::with_capacity(self.subdevices.len());
+        for p in 0..self.subdevices.len() {
+            let (c, src) = pdo_coe::discover(self, p)?;
+            if let pdo_coe::Source::SiiAfterCoeFailed(why) = src {
+                self.notes.push(format!(
+                    "{why}; using the PDO description of its SII instead"
+                ));
+            }
+            out.push(c);
+        }
+        Ok(out)
+    }
+
+    /// Things worth telling the user that were not errors (e.g. fallbacks).
+    pub fn notes(&self) -> &[String] {
+        &self.notes
     }
 
     /// Run an SDO transfer (upload, download, SDO Information) on the SubDevice at

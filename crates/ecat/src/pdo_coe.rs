@@ -111,17 +111,31 @@ pub fn write_config(md: &mut MainDevice, position: usize, config: &SubDeviceConf
     Ok(())
 }
 
+/// Where a discovered configuration came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// Read over CoE (the SubDevice's current assignment and mapping).
+    Coe,
+    /// From the SII (the SubDevice has no CoE).
+    Sii,
+    /// From the SII because reading it over CoE failed (the reason).
+    SiiAfterCoeFailed(String),
+}
+
 /// The process data configuration to use for the SubDevice at `position` when the application
-/// gave none: over CoE when it has CoE (the SubDevice's current assignment), else from its SII.
-pub fn discover(md: &mut MainDevice, position: usize) -> Result<SubDeviceConfig> {
-    match md.coe_mailbox(position) {
-        Ok(_) => read_config(md, position).map_err(|e| match e {
-            Error::SdoAbort { who, what, code } => Error::Invalid(format!(
-                "{who}: reading its PDO assignment over CoE failed ({what}: {code}); give a PDO configuration file"
-            )),
-            other => other,
-        }),
-        Err(_) => Ok(SubDeviceConfig::from_sii(md.subdevice(position)?)),
+/// gave none: over CoE when it has CoE (the SubDevice's current assignment), else from its SII;
+/// if the CoE read fails, from the SII too, saying why.
+pub fn discover(md: &mut MainDevice, position: usize) -> Result<(SubDeviceConfig, Source)> {
+    let sii = SubDeviceConfig::from_sii(md.subdevice(position)?);
+    if md.coe_mailbox(position).is_err() {
+        return Ok((sii, Source::Sii));
+    }
+    match read_config(md, position) {
+        Ok(c) => Ok((c, Source::Coe)),
+        Err(e @ (Error::SdoAbort { .. } | Error::Mailbox { .. })) => {
+            Ok((sii, Source::SiiAfterCoeFailed(e.to_string())))
+        }
+        Err(e) => Err(e),
     }
 }
 

@@ -18,15 +18,40 @@ use crate::domain::{layout, Domain};
 use crate::error::{Error, Result};
 use crate::frame::{EngineConfig, EngineCounters, FrameEngine};
 use crate::link::{Link, LinkCounters};
+use crate::mailbox::exchange::MailboxArea;
+use crate::mailbox::sdo::SdoOp;
+use crate::mailbox::service::{SdoClient, SdoService};
 use crate::subdevice::SubDevice;
 use crate::supervisor::{Event, Supervisor, SupervisorTiming};
 use ecat_wire::al::AlState;
+
+/// The CoE mailbox area of a SubDevice, if it has CoE.
+pub fn coe_area(s: &SubDevice) -> Option<MailboxArea> {
+    if !s.mailbox.present() || s.mailbox.protocols & 0x04 == 0 {
+        return None;
+    }
+    let tx = if s.mailbox.tx.size == 0 {
+        s.mailbox.rx.size
+    } else {
+        s.mailbox.tx.size
+    };
+    Some(MailboxArea {
+        station: s.station,
+        out: (s.mailbox.rx.offset, s.mailbox.rx.size),
+        inp: (s.mailbox.tx.offset, tx),
+    })
+}
 
 /// How to activate.
 #[derive(Debug, Clone)]
 pub struct Activation {
     /// Process data configuration per SubDevice (by position); `None` = from the SII.
     pub configs: Option<Vec<SubDeviceConfig>>,
+    /// SDO downloads per SubDevice (by position) made in PREOP before SAFEOP, replayed every
+    /// time the SubDevice is configured again (e.g. PDO assignment and mapping).
+    pub startup_sdos: Vec<Vec<SdoOp>>,
+    /// Last mailbox counter per SubDevice (continued from the configuration phase).
+    pub mailbox_counters: Vec<u8>,
     /// Number of domains.
     pub domains: usize,
     /// State to bring every SubDevice to.
@@ -41,6 +66,8 @@ impl Default for Activation {
     fn default() -> Self {
         Activation {
             configs: None,
+            startup_sdos: Vec::new(),
+            mailbox_counters: Vec::new(),
             domains: 1,
             target: AlState::Op,
             logical_base: 0,
@@ -57,6 +84,8 @@ pub struct Runtime {
     domains: Vec<Domain>,
     frames: CyclicFrames,
     supervisor: Supervisor,
+    sdo: SdoService,
+    mailbox_counters: Vec<u8>,
     rx: Vec<u8>,
     tx: Vec<u8>,
     cycle: u64,
@@ -100,7 +129,25 @@ impl Runtime {
             retries: 2,
         });
         let fmmus = lay.mappings.into_iter().map(|m| m.fmmus).collect();
-        let supervisor = Supervisor::new(subs, configs, fmmus, act.target, act.timing);
+        let areas: Vec<Option<MailboxArea>> = subs.iter().map(coe_area).collect();
+        let mut startup = act.startup_sdos;
+        startup.resize(subs.len(), Vec::new());
+        let sdo = SdoService::new(
+            subs.iter()
+                .zip(&areas)
+                .map(|(s, a)| (s.who(), *a))
+                .collect(),
+        );
+        let mut mailbox_counters = act.mailbox_counters;
+        mailbox_counters.resize(subs.len(), 0);
+        let supervisor = Supervisor::new(
+            subs,
+            configs,
+            fmmus,
+            areas.into_iter().zip(startup).collect(),
+            act.target,
+            act.timing,
+        );
         Ok(Runtime {
             link,
             engine,
@@ -108,6 +155,8 @@ impl Runtime {
             domains: lay.domains,
             frames,
             supervisor,
+            sdo,
+            mailbox_counters,
             rx: vec![0; 2048],
             tx: vec![0; 1518],
             cycle: 0,
@@ -158,6 +207,11 @@ impl Runtime {
     /// The supervisor (states, lost SubDevices).
     pub fn supervisor(&self) -> &Supervisor {
         &self.supervisor
+    }
+
+    /// A handle for SDO requests while cycling, usable from any thread.
+    pub fn sdo_client(&self) -> SdoClient {
+        self.sdo.client()
     }
 
     /// Drive every SubDevice to `state`.
@@ -239,8 +293,18 @@ impl Runtime {
     /// [`Runtime::send`]).
     pub fn send_acyclic(&mut self) -> Result<()> {
         let now = self.clock.now_ns();
-        self.supervisor
-            .poll(&mut self.engine, now, self.cycle, self.probe);
+        self.supervisor.poll(
+            &mut self.engine,
+            now,
+            self.cycle,
+            self.probe,
+            &mut self.mailbox_counters,
+        );
+        let sup = &self.supervisor;
+        self.sdo
+            .poll(&mut self.engine, now, &mut self.mailbox_counters, |p| {
+                sup.mailbox_busy(p)
+            });
         if let Some(n) = self.engine.poll_transmit(now, &mut self.tx) {
             self.link.send(&self.tx[..n])?;
         }

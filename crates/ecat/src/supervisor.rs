@@ -20,6 +20,9 @@
 use crate::config::SubDeviceConfig;
 use crate::error::Who;
 use crate::frame::{FrameEngine, Handle, Status};
+use crate::mailbox::exchange::MailboxArea;
+use crate::mailbox::job::SdoJob;
+use crate::mailbox::sdo::SdoOp;
 use crate::subdevice::SubDevice;
 use ecat_wire::al::{AlControl, AlState, AlStatus, AlStatusCode};
 use ecat_wire::register::{self as reg, eeprom as ee, FmmuRepr, SmRepr};
@@ -68,6 +71,15 @@ pub enum Event {
         /// Cycle.
         cycle: u64,
     },
+    /// A startup SDO failed (the SubDevice is tried again later from INIT).
+    StartupFailed {
+        /// Which.
+        who: Who,
+        /// The error, with the transfer and the decoded abort code.
+        error: String,
+        /// Cycle.
+        cycle: u64,
+    },
     /// The device now at a lost SubDevice's place is a different one.
     WrongDevice {
         /// Which place.
@@ -91,6 +103,9 @@ impl fmt::Display for Event {
                 f,
                 "cycle {cycle}: {who} refused {requested}: AL status {status}, code {code}"
             ),
+            Event::StartupFailed { who, error, cycle } => {
+                write!(f, "cycle {cycle}: {who}: startup SDO failed: {error}")
+            }
             Event::WrongDevice { who, found, cycle } => write!(
                 f,
                 "cycle {cycle}: a different device (vendor 0x{:08X}, product 0x{:08X}) is now at the place of {who}; not configuring it",
@@ -116,6 +131,7 @@ enum Phase {
     Mailbox,
     Request(AlState),
     Wait(AlState),
+    Startup(usize),
     PdSm(usize),
     Fmmus,
     Backoff { until: u64 },
@@ -128,6 +144,12 @@ struct Sub {
     fmmus: Vec<FmmuRepr>,
     phase: Phase,
     pending: Option<Handle>,
+    /// CoE mailbox, if any (for startup SDOs).
+    mailbox: Option<MailboxArea>,
+    /// SDO downloads to make in PREOP before SAFEOP (replayed on every reconfiguration).
+    startup: Vec<SdoOp>,
+    /// The startup SDO in progress.
+    job: Option<SdoJob>,
     lost_at_cycle: u64,
     wait_deadline: u64,
     status: AlStatus,
@@ -213,6 +235,7 @@ impl Supervisor {
         subs: Vec<SubDevice>,
         configs: Vec<SubDeviceConfig>,
         fmmus: Vec<Vec<FmmuRepr>>,
+        startup: Vec<(Option<MailboxArea>, Vec<SdoOp>)>,
         target: AlState,
         timing: SupervisorTiming,
     ) -> Supervisor {
@@ -220,7 +243,8 @@ impl Supervisor {
             .into_iter()
             .zip(configs)
             .zip(fmmus)
-            .map(|((info, config), fmmus)| Sub {
+            .zip(startup)
+            .map(|(((info, config), fmmus), (mailbox, startup))| Sub {
                 status: info.al_status,
                 code: info.al_status_code,
                 info,
@@ -228,6 +252,9 @@ impl Supervisor {
                 fmmus,
                 phase: Phase::Reset,
                 pending: None,
+                mailbox,
+                startup,
+                job: None,
                 lost_at_cycle: 0,
                 wait_deadline: 0,
             })
@@ -316,6 +343,7 @@ impl Supervisor {
         now: u64,
         cycle: u64,
         probe: Option<(u16, u16)>,
+        mailbox_counters: &mut [u8],
     ) {
         if let Some((status, wkc)) = probe {
             let (want_wkc, want_state) = self.expected_probe;
@@ -336,7 +364,100 @@ impl Supervisor {
             }
         }
         for i in 0..self.subs.len() {
-            self.step(i, engine, now, cycle);
+            if let Phase::Startup(k) = self.subs[i].phase {
+                let c = mailbox_counters.get_mut(i);
+                let mut spare = 0;
+                self.step_startup(i, k, engine, now, cycle, c.unwrap_or(&mut spare));
+            } else {
+                self.step(i, engine, now, cycle);
+            }
+        }
+    }
+
+    /// True while the supervisor uses the SubDevice's mailbox (startup SDOs).
+    pub fn mailbox_busy(&self, position: usize) -> bool {
+        self.subs
+            .get(position)
+            .is_some_and(|s| matches!(s.phase, Phase::Startup(_)))
+    }
+
+    /// One step of startup SDO `k` of SubDevice `i`.
+    fn step_startup(
+        &mut self,
+        i: usize,
+        k: usize,
+        engine: &mut FrameEngine,
+        now: u64,
+        cycle: u64,
+        counter: &mut u8,
+    ) {
+        let s = &mut self.subs[i];
+        let Some(area) = s.mailbox else {
+            s.phase = Phase::Backoff {
+                until: now + self.timing.backoff,
+            };
+            return;
+        };
+        let job = s.job.get_or_insert_with(|| {
+            SdoJob::new(s.info.who(), area, s.startup[k].clone(), *counter, now)
+        });
+        if let Some(h) = s.pending {
+            match engine.status(h) {
+                Status::Pending => return,
+                Status::Done => {
+                    let (d, w) = engine
+                        .response(h)
+                        .map(|(d, w)| (d.to_vec(), w))
+                        .unwrap_or_default();
+                    engine.release(h);
+                    s.pending = None;
+                    job.answer(&d, w, now);
+                }
+                Status::Failed | Status::Stale => {
+                    engine.release(h);
+                    s.pending = None;
+                    job.answer(&[], 0, now);
+                }
+            }
+        }
+        if !job.is_done() {
+            if let Some((cmd, adp, ado, data)) = job.next_datagram(now) {
+                if let Ok(h) = engine.submit_with(cmd, adp as u32 | (ado as u32) << 16, &data, 0) {
+                    s.pending = Some(h);
+                }
+            }
+        }
+        if !job.is_done() {
+            return;
+        }
+        *counter = job.counter();
+        let result = job.take_result();
+        s.job = None;
+        let more = k + 1 < s.startup.len();
+        let who = s.info.who();
+        let next = match result {
+            Some(Ok(_)) if more => Phase::Startup(k + 1),
+            Some(Err(e)) => {
+                self.emit(Event::StartupFailed {
+                    who,
+                    error: e.to_string(),
+                    cycle,
+                });
+                Phase::Backoff {
+                    until: now + self.timing.backoff,
+                }
+            }
+            _ => self.after_startup(i),
+        };
+        self.subs[i].phase = next;
+    }
+
+    /// After PREOP work (startup SDOs done): process data SMs, FMMUs, or SAFEOP.
+    fn after_startup(&self, i: usize) -> Phase {
+        if !self.subs[i].config.sync.is_empty() {
+            Phase::PdSm(0)
+        } else {
+            self.fmmus_or_safeop(i)
         }
     }
 
@@ -415,7 +536,7 @@ impl Supervisor {
                     put(&[0, 0]),
                 )
             }
-            Phase::Probe => return None,
+            Phase::Probe | Phase::Startup(_) => return None,
             Phase::Backoff { until } => {
                 if now < until {
                     return None;
@@ -516,13 +637,8 @@ impl Supervisor {
             AlState::Init if self.target == AlState::Init => Phase::Running,
             AlState::Init => Phase::ClearFmmus,
             AlState::PreOp | AlState::Boot if self.target <= AlState::PreOp => Phase::Running,
-            AlState::PreOp | AlState::Boot => {
-                if !s.config.sync.is_empty() {
-                    Phase::PdSm(0)
-                } else {
-                    self.fmmus_or_safeop(i)
-                }
-            }
+            AlState::PreOp | AlState::Boot if !s.startup.is_empty() => Phase::Startup(0),
+            AlState::PreOp | AlState::Boot => self.after_startup(i),
             AlState::SafeOp if self.target == AlState::Op => Phase::Request(AlState::Op),
             _ => Phase::Running,
         }
@@ -667,7 +783,9 @@ impl Supervisor {
                     phase
                 }
             }
-            Phase::Running | Phase::Lost { .. } | Phase::Backoff { .. } => phase,
+            Phase::Running | Phase::Lost { .. } | Phase::Backoff { .. } | Phase::Startup(_) => {
+                phase
+            }
         };
         self.subs[i].phase = next;
     }

@@ -46,7 +46,11 @@ fn configs(
 ) -> Result<Vec<(usize, SubDeviceConfig)>, Box<dyn std::error::Error>> {
     let mut out = Vec::new();
     for &p in positions {
-        out.push((p, pdo_coe::discover(md, p)?));
+        let (c, src) = pdo_coe::discover(md, p)?;
+        if let pdo_coe::Source::SiiAfterCoeFailed(why) = src {
+            eprintln!("note: {why}; showing the PDO description of its SII instead");
+        }
+        out.push((p, c));
     }
     Ok(out)
 }

@@ -73,12 +73,30 @@ pub fn run(a: Args) -> CmdResult {
         md.subdevices().len(),
         t0.elapsed().as_secs_f64() * 1e3
     );
-    let configs = match &a.pdo_config {
-        Some(path) => Some(crate::pdofile::load(path, md.subdevices())?),
-        None => None,
-    };
+    // Each SubDevice's configuration: from the PDO file where it lists one (written to CoE
+    // SubDevices as startup SDOs, replayed on every reconfiguration), else as it is now
+    // (over CoE, or from the SII).
+    let mut configs = md.discover_configs()?;
+    for n in md.notes() {
+        println!("note: {n}");
+    }
+    let mut startup_sdos = vec![Vec::new(); configs.len()];
+    if let Some(path) = &a.pdo_config {
+        for (p, c) in crate::pdofile::load(path, md.subdevices())?
+            .into_iter()
+            .enumerate()
+        {
+            if let Some(c) = c {
+                if md.coe_mailbox(p).is_ok() {
+                    startup_sdos[p] = ecat::pdo_coe::write_ops(&c);
+                }
+                configs[p] = c;
+            }
+        }
+    }
     let mut rt = md.activate(Activation {
-        configs,
+        configs: Some(configs),
+        startup_sdos,
         ..Default::default()
     })?;
     describe_layout(&rt);

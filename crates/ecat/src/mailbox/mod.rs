@@ -9,3 +9,4 @@ pub mod blocking;
 pub mod exchange;
 pub mod job;
 pub mod sdo;
+pub mod service;
