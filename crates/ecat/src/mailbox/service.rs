@@ -204,12 +204,13 @@ impl SdoService {
                 Some(_) => self.waiting[req.position].push_back(req),
             }
         }
-        for p in 0..self.targets.len() {
+        let n = self.targets.len();
+        for (p, counter) in counters.iter_mut().enumerate().take(n) {
             if self.running[p].is_none() && !blocked(p) {
                 if let Some(req) = self.waiting[p].pop_front() {
                     let (who, area) = &self.targets[p];
                     let Some(area) = *area else { continue };
-                    let job = SdoJob::new(who.clone(), area, req.op, counters[p], now);
+                    let job = SdoJob::new(who.clone(), area, req.op, *counter, now);
                     self.running[p] = Some(Running {
                         job,
                         reply: req.reply,
@@ -249,7 +250,7 @@ impl SdoService {
                 }
             }
             if r.job.is_done() {
-                counters[p] = r.job.counter();
+                *counter = r.job.counter();
                 if let Some(mut done) = self.running[p].take() {
                     if let Some(res) = done.job.take_result() {
                         complete(&done.reply, res);
