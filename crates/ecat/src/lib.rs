@@ -20,6 +20,7 @@
 #![warn(missing_docs)]
 
 pub mod bus;
+pub mod cia402;
 pub mod clock;
 pub mod config;
 pub mod cycle;
