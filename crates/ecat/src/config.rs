@@ -132,6 +132,22 @@ impl SubDeviceConfig {
             .sum()
     }
 
+    /// Where entry `index:subindex` sits: (SyncManager, bit offset in that SM's data, bits).
+    pub fn entry_bit_offset(&self, index: u16, subindex: u8) -> Option<(u8, u32, u8)> {
+        for sync in &self.sync {
+            let mut bit = 0u32;
+            for pdo in &sync.pdos {
+                for e in &pdo.entries {
+                    if e.index == index && e.subindex == subindex && index != 0 {
+                        return Some((sync.index, bit, e.bits));
+                    }
+                    bit += e.bits as u32;
+                }
+            }
+        }
+        None
+    }
+
     /// The SyncManager register block for `sync` on `sub`: start and control from the SII
     /// (with the usual defaults when the SII has no entry), length from the mapping, enabled
     /// when there is data.

@@ -128,6 +128,13 @@ impl Domain {
             .find(|r| r.position == position && r.direction == direction)
             .map(Region::range)
     }
+    /// The region of SyncManager `sm` of the SubDevice at `position`.
+    pub fn region_of(&self, position: u16, sm: u8) -> Option<&Region> {
+        self.regions
+            .iter()
+            .find(|r| r.position == position && r.sm == sm)
+    }
+
     /// Expected WKC summed over the plans.
     pub fn expected_wkc(&self) -> u32 {
         self.plans.iter().map(|p| p.expected_wkc as u32).sum()

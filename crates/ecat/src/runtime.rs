@@ -42,6 +42,35 @@ pub fn coe_area(s: &SubDevice) -> Option<MailboxArea> {
     })
 }
 
+/// Where a PDO entry lives in the process data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EntryLocation {
+    /// Domain.
+    pub domain: usize,
+    /// Byte offset in the domain image.
+    pub byte: usize,
+    /// Bit offset within that byte (0 for byte-aligned entries).
+    pub bit: u8,
+    /// Length in bits.
+    pub bits: u8,
+}
+
+impl EntryLocation {
+    /// Read a byte-aligned little-endian value of up to 8 bytes from `image`.
+    pub fn read(&self, image: &[u8]) -> u64 {
+        let n = (self.bits as usize).div_ceil(8).min(8);
+        let mut b = [0u8; 8];
+        b[..n].copy_from_slice(&image[self.byte..self.byte + n]);
+        u64::from_le_bytes(b)
+    }
+
+    /// Write a byte-aligned little-endian value of up to 8 bytes into `image`.
+    pub fn write(&self, image: &mut [u8], value: u64) {
+        let n = (self.bits as usize).div_ceil(8).min(8);
+        image[self.byte..self.byte + n].copy_from_slice(&value.to_le_bytes()[..n]);
+    }
+}
+
 /// How to activate.
 #[derive(Debug, Clone)]
 pub struct Activation {
@@ -207,6 +236,22 @@ impl Runtime {
     /// The supervisor (states, lost SubDevices).
     pub fn supervisor(&self) -> &Supervisor {
         &self.supervisor
+    }
+
+    /// Where PDO entry `index:subindex` of the SubDevice at `position` is in the process data.
+    pub fn locate(&self, position: usize, index: u16, subindex: u8) -> Option<EntryLocation> {
+        let (sm, bit, bits) = self
+            .supervisor
+            .config(position)?
+            .entry_bit_offset(index, subindex)?;
+        self.domains.iter().find_map(|d| {
+            d.region_of(position as u16, sm).map(|r| EntryLocation {
+                domain: d.index,
+                byte: r.offset + (bit / 8) as usize,
+                bit: (bit % 8) as u8,
+                bits,
+            })
+        })
     }
 
     /// A handle for SDO requests while cycling, usable from any thread.

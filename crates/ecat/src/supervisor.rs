@@ -374,6 +374,11 @@ impl Supervisor {
         }
     }
 
+    /// The process data configuration of the SubDevice at `position`.
+    pub fn config(&self, position: usize) -> Option<&SubDeviceConfig> {
+        self.subs.get(position).map(|s| &s.config)
+    }
+
     /// True while the supervisor uses the SubDevice's mailbox (startup SDOs).
     pub fn mailbox_busy(&self, position: usize) -> bool {
         self.subs

@@ -139,3 +139,15 @@ fn values_round_trip_for_10000_cycles() {
         );
     }
 }
+
+#[test]
+fn locate_finds_entries() {
+    let (mut md, _vt) = open("io");
+    md.scan().unwrap();
+    let rt = md.activate(Activation::default()).unwrap();
+    // EL2008 channel 3 (0x7020:01) is bit 2 of its output byte; EL3102 channel 2 value
+    // (0x3102:02 or 0x6010:11 depending on the mapping) is after channel 1's 3 bytes.
+    let l = rt.locate(1, 0x7020, 1).unwrap();
+    assert_eq!((l.byte, l.bit, l.bits), (0, 2, 1));
+    assert!(rt.locate(1, 0x9999, 1).is_none());
+}
