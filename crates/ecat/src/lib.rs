@@ -25,6 +25,7 @@ pub mod clock;
 pub mod config;
 pub mod cycle;
 pub mod cyclic;
+pub mod dc;
 pub mod domain;
 pub mod eeprom;
 pub mod error;
