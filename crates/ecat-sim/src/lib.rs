@@ -22,6 +22,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod coe;
 mod control;
 pub mod devices;
 mod error;

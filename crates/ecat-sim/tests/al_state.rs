@@ -148,9 +148,10 @@ fn mailbox_gating_and_error_reply() {
     assert_eq!(bus.fpwr(EL3102, 0x1000, &[0; 128]), 0);
     assert_eq!(bus.al_request(EL3102, 0x02), 0x02);
     assert_eq!(bus.fprd(EL3102, 0x1080, 128).wkc, 0, "SM1 empty");
-    // A CoE request (type 3, counter 1), written twice in one frame: the second is refused.
+    // An SoE request (type 5, counter 1; the EL3102 serves CoE only), written twice in one
+    // frame: the second is refused.
     let mut msg = [0u8; 128];
-    msg[..6].copy_from_slice(&[10, 0, 0, 0, 0, 0x13]);
+    msg[..6].copy_from_slice(&[10, 0, 0, 0, 0, 0x15]);
     let mut buf = [0u8; 1514];
     let mut fb = FrameBuilder::new(&mut buf, common::MAC).unwrap();
     for i in 0..2 {

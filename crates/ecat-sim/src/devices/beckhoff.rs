@@ -7,6 +7,9 @@
 //! "AI Standard/Compact" PDOs are left out to keep the image small.
 
 use super::spec::{dtype, DeviceSpec, EntrySpec, PdoSpec, SmSpec};
+use crate::coe::od::{access, ObjSpec, SubSpec};
+use ecat_wire::coe::info::ObjectCode;
+use ecat_wire::coe::DataType;
 use ecat_wire::sii::{CoeDetails, FmmuUsage, GeneralFlags, MailboxProtocols, SyncManagerType};
 
 /// Beckhoff Automation's vendor ID.
@@ -37,6 +40,8 @@ pub const EK1100: DeviceSpec = DeviceSpec {
     rx_pdos: NO_PDOS,
     tx_pdos: NO_PDOS,
     dc: &[],
+    device_type: 0,
+    objects: &[],
 };
 
 /// One fixed, mandatory 1-bit PDO on SM0 (digital terminals without mailbox).
@@ -107,6 +112,8 @@ const fn digital_in(order: &'static str, name: &'static str, product: u32) -> De
         rx_pdos: NO_PDOS,
         tx_pdos: DIG_IN_PDOS,
         dc: &[],
+        device_type: 0,
+        objects: &[],
     }
 }
 
@@ -145,6 +152,8 @@ pub const EL2008: DeviceSpec = DeviceSpec {
     rx_pdos: bit_channels!(0x1600, 0x7000, "Output"),
     tx_pdos: NO_PDOS,
     dc: &[],
+    device_type: 0,
+    objects: &[],
 };
 
 const fn mbx_sms(out: u16, inp: u16, len: u16) -> [SmSpec; 2] {
@@ -278,6 +287,8 @@ pub const EL3102: DeviceSpec = DeviceSpec {
         ("DCSYNC", "DC-Synchron", 0x0700, 5000),
         ("DCIN", "DC-Synchron (input based)", 0x0700, 5000),
     ],
+    device_type: MDP_DEVICE_TYPE,
+    objects: EL3102_OBJECTS,
 };
 
 const EL4132_MBX: [SmSpec; 2] = mbx_sms(0x1800, 0x18F6, 246);
@@ -351,7 +362,67 @@ pub const EL4132: DeviceSpec = DeviceSpec {
         ("Synchron", "FreeRun/SM-Synchron", 0x0000, 0),
         ("DC", "DC-Synchron", 0x0700, 100_000),
     ],
+    device_type: MDP_DEVICE_TYPE,
+    objects: EL4132_OBJECTS,
 };
+
+/// Device type 0x1000 of the analog terminals: profile 5001 (modular device profile) in the
+/// low word (our reading of Beckhoff practice; the high word is unverified, left 0).
+const MDP_DEVICE_TYPE: u32 = 0x0000_1389;
+
+const RO_TX: u16 = access::RO | access::TX;
+const RW_RX: u16 = access::RW | access::RX;
+const I16: DataType = DataType::INTEGER16;
+const U8: DataType = DataType::UNSIGNED8;
+
+/// One EL3102 channel record: status (UINT8) and value (INT16), as its PDOs map them.
+macro_rules! ai_channel {
+    ($index:expr, $name:expr) => {
+        ObjSpec {
+            index: $index,
+            name: $name,
+            code: ObjectCode::RECORD,
+            dtype: DataType(0),
+            subs: &[
+                SubSpec::int(0, "SubIndex 000", U8, access::RO, 2),
+                SubSpec::int(1, "Status", U8, RO_TX, 0),
+                SubSpec::int(2, "Value", I16, RO_TX, 0),
+            ],
+        }
+    };
+}
+
+/// EL3102 objects behind its PDOs: 0x3101/0x3102 (status + value per channel, TxPDOs
+/// 0x1A00/0x1A01) and 0x6401 (both values, TxPDO 0x1A10). The device behaviour writes them.
+pub static EL3102_OBJECTS: &[ObjSpec] = &[
+    ai_channel!(0x3101, "Inputs Ch.1"),
+    ai_channel!(0x3102, "Inputs Ch.2"),
+    ObjSpec {
+        index: 0x6401,
+        name: "Analog input 16 bit",
+        code: ObjectCode::ARRAY,
+        dtype: I16,
+        subs: &[
+            SubSpec::int(0, "SubIndex 000", U8, access::RO, 2),
+            SubSpec::int(1, "Channel 1", I16, RO_TX, 0),
+            SubSpec::int(2, "Channel 2", I16, RO_TX, 0),
+        ],
+    },
+];
+
+/// EL4132 objects behind its PDOs: 0x6411 (the two output values, RxPDOs 0x1600/0x1601).
+/// Outputs applied in OP land here; they can also be written by SDO.
+pub static EL4132_OBJECTS: &[ObjSpec] = &[ObjSpec {
+    index: 0x6411,
+    name: "Analog output 16 bit",
+    code: ObjectCode::ARRAY,
+    dtype: I16,
+    subs: &[
+        SubSpec::int(0, "SubIndex 000", U8, access::RO, 2),
+        SubSpec::int(1, "Channel 1", I16, RW_RX, 0),
+        SubSpec::int(2, "Channel 2", I16, RW_RX, 0),
+    ],
+}];
 
 /// Passive EL9xxx terminals (no ESC; not part of the frame path): the types of
 /// `Beckhoff_EL9xxx.xml` without SyncManagers, with their ESI names.

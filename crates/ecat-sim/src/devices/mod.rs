@@ -8,11 +8,15 @@
 
 pub mod beckhoff;
 pub mod behaviour;
+pub mod cia402;
+pub mod drive;
 pub mod servo;
+pub mod servo_od;
 pub mod spec;
 
 use crate::esc::{Behaviour, Esc, EscChip};
 use crate::sii_info::{SiiError, SiiInfo};
+use ecat_wire::sii::{CoeDetails, MailboxProtocols};
 pub use spec::DeviceSpec;
 
 /// What a catalogue entry is.
@@ -151,6 +155,10 @@ impl Model {
         // Catalogue images are built by us; the catalogue test parses every one of them.
         let info = SiiInfo::parse(&image).expect("catalogue SII is valid");
         let mut esc = Esc::new(chip, image, info);
+        if spec.protocols.0 & MailboxProtocols::COE.0 != 0 && spec.mailbox.is_some() {
+            let ca = spec.coe_details & CoeDetails::COMPLETE_ACCESS != 0;
+            esc.set_object_dictionary(crate::coe::standard::build(spec, serial), ca);
+        }
         if let Some(b) = behaviour {
             esc.set_behaviour(b());
         }

@@ -1,7 +1,9 @@
 //! A CiA 402 servo drive of our own making (vendor 0x00000ECA): CoE mailbox, DC, the CSV
 //! default mapping of reference §10.6 — RxPDO 0x1600 controlword + target velocity (6 bytes,
 //! SM2) and TxPDO 0x1A00 statusword + position actual + velocity actual (10 bytes, SM3).
-//! The object dictionary and motor model come with the CoE server.
+//! Further PDOs for CSP, CST and all modes (0x1601..0x1603, 0x1A01..0x1A03) are listed in the
+//! SII but not assigned; the mapping and assignment can be changed over CoE in PREOP. The
+//! object dictionary is `servo_od`, the behaviour `cia402`.
 
 use super::spec::{dtype, DeviceSpec, EntrySpec, PdoSpec, SmSpec};
 use ecat_wire::sii::{CoeDetails, FmmuUsage, MailboxProtocols, SyncManagerType};
@@ -67,59 +69,108 @@ pub const SERVO402: DeviceSpec = DeviceSpec {
             kind: SyncManagerType::Inputs,
         },
     ],
-    rx_pdos: &[PdoSpec {
-        index: 0x1600,
-        sm: 2,
-        name: "RxPDO 1",
-        flags: 0,
-        entries: &[
-            EntrySpec {
-                index: 0x6040,
-                subindex: 0,
-                name: "Controlword",
-                data_type: dtype::UINT16,
-                bits: 16,
-            },
-            EntrySpec {
-                index: 0x60FF,
-                subindex: 0,
-                name: "Target velocity",
-                data_type: dtype::INT32,
-                bits: 32,
-            },
-        ],
-    }],
-    tx_pdos: &[PdoSpec {
-        index: 0x1A00,
-        sm: 3,
-        name: "TxPDO 1",
-        flags: 0,
-        entries: &[
-            EntrySpec {
-                index: 0x6041,
-                subindex: 0,
-                name: "Statusword",
-                data_type: dtype::UINT16,
-                bits: 16,
-            },
-            EntrySpec {
-                index: 0x6064,
-                subindex: 0,
-                name: "Position actual value",
-                data_type: dtype::INT32,
-                bits: 32,
-            },
-            EntrySpec {
-                index: 0x606C,
-                subindex: 0,
-                name: "Velocity actual value",
-                data_type: dtype::INT32,
-                bits: 32,
-            },
-        ],
-    }],
+    rx_pdos: &[
+        PdoSpec {
+            index: 0x1600,
+            sm: 2,
+            name: "RxPDO 1 (CSV)",
+            flags: 0,
+            entries: &[CONTROLWORD, TARGET_VELOCITY],
+        },
+        PdoSpec {
+            index: 0x1601,
+            sm: 0xFF,
+            name: "RxPDO 2 (CSP)",
+            flags: 0,
+            entries: &[CONTROLWORD, TARGET_POSITION],
+        },
+        PdoSpec {
+            index: 0x1602,
+            sm: 0xFF,
+            name: "RxPDO 3 (CST)",
+            flags: 0,
+            entries: &[CONTROLWORD, TARGET_TORQUE],
+        },
+        PdoSpec {
+            index: 0x1603,
+            sm: 0xFF,
+            name: "RxPDO 4 (all modes)",
+            flags: 0,
+            entries: &[
+                CONTROLWORD,
+                TARGET_POSITION,
+                TARGET_VELOCITY,
+                TARGET_TORQUE,
+                MODES,
+            ],
+        },
+    ],
+    tx_pdos: &[
+        PdoSpec {
+            index: 0x1A00,
+            sm: 3,
+            name: "TxPDO 1 (CSV)",
+            flags: 0,
+            entries: &[STATUSWORD, POSITION_ACTUAL, VELOCITY_ACTUAL],
+        },
+        PdoSpec {
+            index: 0x1A01,
+            sm: 0xFF,
+            name: "TxPDO 2 (CSP)",
+            flags: 0,
+            entries: &[STATUSWORD, POSITION_ACTUAL, FOLLOWING_ERROR],
+        },
+        PdoSpec {
+            index: 0x1A02,
+            sm: 0xFF,
+            name: "TxPDO 3 (CST)",
+            flags: 0,
+            entries: &[STATUSWORD, TORQUE_ACTUAL],
+        },
+        PdoSpec {
+            index: 0x1A03,
+            sm: 0xFF,
+            name: "TxPDO 4 (all modes)",
+            flags: 0,
+            entries: &[
+                STATUSWORD,
+                POSITION_ACTUAL,
+                VELOCITY_ACTUAL,
+                TORQUE_ACTUAL,
+                MODES_DISPLAY,
+                ERROR_CODE,
+            ],
+        },
+    ],
     dc: &[
         ("DC", "DC-Synchron", 0x0300, 0),
         ("FreeRun", "FreeRun/SM-Synchron", 0x0000, 0),
     ],
+    // CiA 402 (0x0192) servo drive (additional information 0x0002).
+    device_type: 0x0002_0192,
+    objects: super::servo_od::OBJECTS,
 };
+
+const fn pdo_entry(index: u16, name: &'static str, data_type: u8, bits: u8) -> EntrySpec {
+    EntrySpec {
+        index,
+        subindex: 0,
+        name,
+        data_type,
+        bits,
+    }
+}
+
+const CONTROLWORD: EntrySpec = pdo_entry(0x6040, "Controlword", dtype::UINT16, 16);
+const TARGET_VELOCITY: EntrySpec = pdo_entry(0x60FF, "Target velocity", dtype::INT32, 32);
+const TARGET_POSITION: EntrySpec = pdo_entry(0x607A, "Target position", dtype::INT32, 32);
+const TARGET_TORQUE: EntrySpec = pdo_entry(0x6071, "Target torque", dtype::INT16, 16);
+const MODES: EntrySpec = pdo_entry(0x6060, "Modes of operation", dtype::INT8, 8);
+const STATUSWORD: EntrySpec = pdo_entry(0x6041, "Statusword", dtype::UINT16, 16);
+const POSITION_ACTUAL: EntrySpec = pdo_entry(0x6064, "Position actual value", dtype::INT32, 32);
+const VELOCITY_ACTUAL: EntrySpec = pdo_entry(0x606C, "Velocity actual value", dtype::INT32, 32);
+const TORQUE_ACTUAL: EntrySpec = pdo_entry(0x6077, "Torque actual value", dtype::INT16, 16);
+const FOLLOWING_ERROR: EntrySpec =
+    pdo_entry(0x60F4, "Following error actual value", dtype::INT32, 32);
+const MODES_DISPLAY: EntrySpec = pdo_entry(0x6061, "Modes of operation display", dtype::INT8, 8);
+const ERROR_CODE: EntrySpec = pdo_entry(0x603F, "Error code", dtype::UINT16, 16);

@@ -6,6 +6,7 @@
 //! turns it into a 2 KiB EEPROM image (erased bytes 0xFF after the END marker) with a string
 //! table collected from the names it uses.
 
+use crate::coe::od::ObjSpec;
 use ecat_wire::sii::{
     CategoryType, CoeDetails, DcRepr, FixedAreaRepr, FmmuUsage, GeneralFlags, GeneralRepr,
     MailboxProtocols, PdoEntryRepr, PdoRepr, SiiWriter, SyncManagerRepr, SyncManagerType,
@@ -15,6 +16,8 @@ use ecat_wire::sii::{
 pub mod dtype {
     /// BOOL.
     pub const BOOL: u8 = 0x01;
+    /// INTEGER8.
+    pub const INT8: u8 = 0x02;
     /// INTEGER16.
     pub const INT16: u8 = 0x03;
     /// INTEGER32.
@@ -117,6 +120,11 @@ pub struct DeviceSpec {
     pub tx_pdos: &'static [PdoSpec],
     /// DC operating modes: (name, description, AssignActivate, SYNC1 shift ns).
     pub dc: &'static [(&'static str, &'static str, u16, u32)],
+    /// CoE device type (object 0x1000); unused without CoE.
+    pub device_type: u32,
+    /// The device's own CoE objects (the standard ones are generated, see
+    /// `coe::standard`); empty without CoE.
+    pub objects: &'static [ObjSpec],
 }
 
 /// Size of the EEPROM images built here (ESI `ByteSize` 2048 for all catalogue devices).

@@ -5,8 +5,9 @@
 //! reference capture answers a BWR of `INIT|ACK` (0x11) with AL status 0x11.
 //! Other devices run the firmware rules of reference §4.2: INIT→PREOP checks SM0/SM1 against
 //! the SII mailbox (0x0016), INIT→BOOT the bootstrap mailbox (0x0015, 0x0013 without one),
-//! PREOP→SAFEOP the process-data SMs against the SII PDO sizes (0x001D outputs, 0x001E inputs:
-//! start, length = default PDO size, mode/direction of the control byte, enabled, and no other
+//! PREOP→SAFEOP the process-data SMs against the PDO sizes (0x001D outputs, 0x001E inputs:
+//! start, length = the size of the current PDO assignment in the object dictionary for CoE
+//! devices, else of the SII PDOs, mode/direction of the control byte, enabled, and no other
 //! enabled SM inside its 3-buffer area); SAFEOP→OP needs valid outputs (a completed output
 //! buffer since SAFEOP was entered) on devices with outputs, else 0x0019 (the reference marks
 //! the code choice unverified). FMMUs are not checked: a device with process data but no FMMU
@@ -111,7 +112,11 @@ impl Esc {
             AlState::PreOp | AlState::Boot => (mbx, inputs | outputs),
             AlState::SafeOp | AlState::Op => (mbx | inputs | outputs, 0),
         };
-        if state == AlState::SafeOp && self.al_status().state() != Some(AlState::SafeOp) {
+        let from = self.al_status().state();
+        if state == AlState::SafeOp && from == Some(AlState::PreOp) {
+            self.io_relayout();
+        }
+        if state == AlState::SafeOp && from != Some(AlState::SafeOp) {
             self.outputs_lost();
         }
         self.sm_pdi_enable(closed & !open, false);
@@ -166,7 +171,7 @@ impl Esc {
                 SmKind::Inputs => AlStatusCode::INVALID_INPUT_CONFIG,
                 _ => continue,
             };
-            let bytes = s.pdo_bits.div_ceil(8);
+            let bytes = self.pdo_bytes(i as u8, s.pdo_bits) as u32;
             if bytes == 0 {
                 continue;
             }

@@ -10,10 +10,18 @@
 //! 3. from SAFEOP on, the inputs (or the test's override, [`Esc::set_input_override`]) are
 //!    written into the input SM's buffer, so the MainDevice reads them from the next frame.
 //!
+//! Devices with an object dictionary (CoE) take their process-data layout from the current
+//! PDO assignment and mapping instead of the SII: the outputs they apply are unpacked into
+//! the mapped objects, their inputs packed from the mapped objects (see `coe::pdo`). The
+//! layout is computed at power-up and again on PREOP→SAFEOP (after a remap over CoE), and
+//! when the device stops applying outputs (leaving OP, watchdog) the mapped output objects
+//! get the safe value 0 once.
+//!
 //! "Valid outputs" means the MainDevice completed an output buffer since the device entered
 //! SAFEOP; the SAFEOP→OP check uses it (code 0x0019) and a watchdog expiry clears it.
 
 use super::Esc;
+use crate::coe::pdo::{self, MapEntry};
 use crate::sii_info::SmKind;
 use ecat_wire::al::AlState;
 
@@ -34,24 +42,42 @@ pub(crate) struct IoState {
     pub forced: Option<Vec<u8>>,
     /// The MainDevice completed an output buffer since SAFEOP was entered.
     pub outputs_valid: bool,
+    /// Output layout from the dictionary (CoE devices).
+    pub rx_map: Vec<MapEntry>,
+    /// Input layout from the dictionary (CoE devices).
+    pub tx_map: Vec<MapEntry>,
+    /// Outputs were applied after the last frame.
+    pub applying: bool,
 }
 
 impl IoState {
-    /// Sizes from the SII.
+    /// Sizes and layouts from the dictionary (CoE devices) or the SII.
     pub fn for_esc(esc: &Esc) -> IoState {
+        let od = esc.od();
         let find = |kind: SmKind| {
             esc.info()
                 .sms
                 .iter()
                 .enumerate()
                 .take(esc.shape.sms as usize)
-                .find(|(_, s)| s.kind == kind && s.pdo_bits > 0)
-                .map(|(i, s)| (i as u8, s.pdo_bits.div_ceil(8) as usize))
+                .filter(|(_, s)| s.kind == kind)
+                .map(|(i, s)| (i as u8, esc.pdo_bytes(i as u8, s.pdo_bits)))
+                .find(|&(_, b)| b > 0)
         };
         let out_sm = find(SmKind::Outputs);
         let in_sm = find(SmKind::Inputs);
         let out_len = out_sm.map_or(0, |s| s.1);
         let in_len = in_sm.map_or(0, |s| s.1);
+        let mut rx_map = Vec::new();
+        let mut tx_map = Vec::new();
+        if let Some(od) = od {
+            if let Some((n, _)) = out_sm {
+                pdo::layout(od, n, &mut rx_map);
+            }
+            if let Some((n, _)) = in_sm {
+                pdo::layout(od, n, &mut tx_map);
+            }
+        }
         IoState {
             out_sm,
             in_sm,
@@ -60,11 +86,37 @@ impl IoState {
             device_inputs: vec![0; in_len],
             forced: None,
             outputs_valid: false,
+            rx_map,
+            tx_map,
+            applying: false,
         }
     }
 }
 
 impl Esc {
+    /// Process-data bytes of SM `n`: from its PDO assignment in the dictionary if the device
+    /// has one, else the SII's `sii_bits`.
+    pub(crate) fn pdo_bytes(&self, n: u8, sii_bits: u32) -> usize {
+        self.od()
+            .and_then(|od| pdo::sm_bits(od, n))
+            .unwrap_or(sii_bits)
+            .div_ceil(8) as usize
+    }
+
+    /// Recompute the process-data layout from the dictionary (PREOP→SAFEOP), keeping a
+    /// forced input override (resized).
+    pub(crate) fn io_relayout(&mut self) {
+        if self.coe.is_none() {
+            return;
+        }
+        let forced = self.io.forced.take();
+        self.io = IoState::for_esc(self);
+        if let Some(mut f) = forced {
+            f.resize(self.io.device_inputs.len(), 0);
+            self.io.forced = Some(f);
+        }
+    }
+
     /// The outputs the device applies now (empty for devices without outputs). All zero
     /// unless the device is in OP and has received valid outputs.
     pub fn outputs(&self) -> &[u8] {
@@ -133,6 +185,12 @@ impl Esc {
         } else {
             self.outputs_to_safe();
         }
+        if apply || self.io.applying {
+            if let Some(c) = self.coe.as_mut() {
+                pdo::unpack(&mut c.od, &self.io.rx_map, &self.io.applied);
+            }
+        }
+        self.io.applying = apply;
     }
 
     /// Step 3: publish the inputs from SAFEOP on.
@@ -153,6 +211,9 @@ impl Esc {
                 Some(f)
             }
             None => {
+                if let Some(c) = self.coe.as_ref() {
+                    pdo::pack(&c.od, &self.io.tx_map, &mut self.io.device_inputs);
+                }
                 let d = core::mem::take(&mut self.io.device_inputs);
                 self.pdi_write_buffered(n, &d);
                 self.io.device_inputs = d;

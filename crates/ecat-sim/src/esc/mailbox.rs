@@ -1,44 +1,52 @@
-//! The firmware side of the standard mailbox until the protocol servers exist.
+//! The firmware side of the standard mailbox (reference §6.1–6.2): it takes what the
+//! MainDevice completed in SM0, hands it to the protocol server, and queues the answers for
+//! SM1.
 //!
-//! After each frame, a device with a mailbox that is past INIT takes a message the MainDevice
-//! completed in SM0 (emptying it) and answers with a mailbox error reply in SM1: detail 0x0005
-//! "invalid mailbox header" for length 0, a length past the message or type 0, else 0x0002
-//! "protocol not supported" (reference §6.2). Replies wait in a short queue while SM1 is still
-//! full. The repeat protocol is served: when the MainDevice toggles SM1 activate bit 1, the
-//! last reply is written again and PDI control bit 1 follows the request.
+//! After each frame, on a device with a mailbox that is past INIT:
+//! 1. Repeat request: when the MainDevice toggled SM1 activate bit 1, the last message put
+//!    into SM1 is written again (same bytes, same counter) and PDI control bit 1 follows the
+//!    request.
+//! 2. A message the MainDevice completed in SM0 is taken (SM0 becomes empty) and checked:
+//!    length 0, a length past SM0 size − 6 or type 0 → mailbox error reply 0x0005 "invalid
+//!    mailbox header". Then the counter: a message whose counter is not 0 and equals the
+//!    previous message's counter is a duplicate (the MainDevice repeated it) and is dropped
+//!    without an answer. CoE goes to the device's CoE server when it has an object
+//!    dictionary; every other type → 0x0002 "protocol not supported".
+//! 3. Answers (SDO responses, SDO Information fragments, error replies, emergencies) wait in
+//!    a queue; one is put into SM1 whenever it is empty, with the device's own counter
+//!    (1..7, then 1 again). Beyond [`OUTBOX_LIMIT`] queued messages the oldest is dropped.
+//!
+//! Entering INIT closes the mailbox: queue, counters and the SDO transfer in progress are
+//! forgotten (the MainDevice starts its counter afresh after INIT, as SOEM does).
 
 use super::Esc;
+use crate::coe::Coe;
 use ecat_wire::al::AlState;
+use ecat_wire::coe::{emit_emergency, EmergencyRepr};
+use ecat_wire::mailbox::{emit_error_reply, next_counter, MailboxErrorCode};
 use ecat_wire::register as reg;
 use std::collections::VecDeque;
 
-/// Replies kept while SM1 is full; older ones are dropped beyond this.
-const OUTBOX_LIMIT: usize = 4;
+/// Messages kept while SM1 is full; the oldest are dropped beyond this.
+pub const OUTBOX_LIMIT: usize = 64;
 
 /// Mailbox state kept by the firmware.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct MailboxState {
     outbox: VecDeque<Vec<u8>>,
     last_reply: Option<Vec<u8>>,
+    /// Counter of the last message taken from SM0 (0: none yet).
+    last_in: u8,
+    /// Counter of the last message put into SM1.
+    last_out: u8,
+    /// Closed (INIT) since the last reset.
+    closed: bool,
 }
 
-/// Build the error reply to a received message (None if there is not even a header).
-fn error_reply(msg: &[u8]) -> Option<Vec<u8>> {
-    if msg.len() < 6 {
-        return None;
-    }
-    let len = u16::from_le_bytes([msg[0], msg[1]]) as usize;
-    let kind = msg[5] & 0x0F;
-    let counter = (msg[5] >> 4) & 0x07;
-    let detail: u16 = if len == 0 || len > msg.len() - 6 || kind == 0 {
-        0x0005
-    } else {
-        0x0002
-    };
-    let mut r = vec![4, 0, 0, 0, 0, counter << 4];
-    r.extend_from_slice(&1u16.to_le_bytes());
-    r.extend_from_slice(&detail.to_le_bytes());
-    Some(r)
+fn error_reply(detail: MailboxErrorCode) -> Vec<u8> {
+    let mut b = [0u8; 10];
+    let n = emit_error_reply(&mut b, 0, detail).unwrap_or(0);
+    b[..n].to_vec()
 }
 
 impl Esc {
@@ -56,15 +64,81 @@ impl Esc {
         self.set_mailbox_full(1, true);
     }
 
+    fn queue(&mut self, msg: Vec<u8>) {
+        if self.mbx.outbox.len() >= OUTBOX_LIMIT {
+            self.mbx.outbox.pop_front();
+        }
+        self.mbx.outbox.push_back(msg);
+    }
+
+    /// Send an emergency (CoE service 1) through the mailbox, as a device does on a fault.
+    /// Dropped if the device has no CoE or its mailbox is closed (INIT).
+    pub fn send_emergency(&mut self, e: &EmergencyRepr) {
+        if self.coe.is_none() || !self.mailbox_open() {
+            return;
+        }
+        let mut b = [0u8; 16];
+        if let Ok(n) = emit_emergency(&mut b, 0, e) {
+            self.queue(b[..n].to_vec());
+        }
+    }
+
+    /// Messages waiting for SM1 to become free.
+    pub fn mailbox_queue_len(&self) -> usize {
+        self.mbx.outbox.len()
+    }
+
+    fn mailbox_open(&self) -> bool {
+        self.info.std_mailbox.is_some()
+            && !self.device_emulation()
+            && !matches!(self.al_status().state(), None | Some(AlState::Init))
+    }
+
+    /// Take one message from SM0 and queue the answers.
+    fn mailbox_receive(&mut self, msg: &[u8]) {
+        if msg.len() < 6 {
+            return;
+        }
+        let len = u16::from_le_bytes([msg[0], msg[1]]) as usize;
+        let kind = msg[5] & 0x0F;
+        let counter = (msg[5] >> 4) & 0x07;
+        if len == 0 || len > msg.len() - 6 || kind == 0 {
+            return self.queue(error_reply(MailboxErrorCode::INVALID_HEADER));
+        }
+        if counter != 0 && counter == self.mbx.last_in {
+            return;
+        }
+        self.mbx.last_in = counter;
+        let state = self.al_status().state().unwrap_or(AlState::PreOp);
+        let sm1 = self.sm(1).length as usize;
+        let answers = match self.coe.as_mut() {
+            Some(coe) if kind == 3 => coe.handle(state, msg, sm1),
+            _ => Err(MailboxErrorCode::UNSUPPORTED_PROTOCOL),
+        };
+        match answers {
+            Ok(list) => list.into_iter().for_each(|m| self.queue(m)),
+            Err(code) => self.queue(error_reply(code)),
+        }
+    }
+
     /// Serve the mailbox after a frame.
     pub(crate) fn mailbox_service(&mut self) {
         if self.device_emulation() || self.info.std_mailbox.is_none() {
             return;
         }
-        match self.al_status().state() {
-            None | Some(AlState::Init) => return,
-            Some(_) => {}
+        if !self.mailbox_open() {
+            if !self.mbx.closed {
+                self.mbx = MailboxState {
+                    closed: true,
+                    ..Default::default()
+                };
+                if let Some(c) = self.coe.as_mut() {
+                    c.close();
+                }
+            }
+            return;
         }
+        self.mbx.closed = false;
         // Repeat request: SM1 activate bit 1 differs from PDI control bit 1.
         let s1 = self.sm(1);
         if (s1.activate ^ s1.pdi_control) & 0x02 != 0 && self.sm_active(1) {
@@ -79,42 +153,49 @@ impl Esc {
             let mut msg = vec![0u8; len];
             self.read(start, &mut msg);
             self.set_mailbox_full(0, false);
-            if let Some(r) = error_reply(&msg) {
-                if self.mbx.outbox.len() == OUTBOX_LIMIT {
-                    self.mbx.outbox.pop_front();
-                }
-                self.mbx.outbox.push_back(r);
-            }
+            self.mailbox_receive(&msg);
         }
         if self.sm_active(1) && !self.mailbox_full(1) {
-            if let Some(r) = self.mbx.outbox.pop_front() {
+            if let Some(mut r) = self.mbx.outbox.pop_front() {
+                let c = next_counter(self.mbx.last_out);
+                self.mbx.last_out = c;
+                if let Some(b) = r.get_mut(5) {
+                    *b = (*b & 0x8F) | c << 4;
+                }
                 self.put_in_sm1(&r);
                 self.mbx.last_reply = Some(r);
             }
         }
+    }
+
+    /// Give the device an object dictionary and a CoE server (catalogue models with CoE).
+    /// `complete_access` as the SII CoE details advertise it.
+    pub fn set_object_dictionary(&mut self, od: crate::coe::Od, complete_access: bool) {
+        self.coe = Some(Box::new(Coe::new(od, complete_access)));
+        self.io = super::io::IoState::for_esc(self);
+    }
+
+    /// The device's object dictionary, if it has CoE.
+    pub fn od(&self) -> Option<&crate::coe::Od> {
+        self.coe.as_ref().map(|c| &c.od)
+    }
+
+    /// The device's object dictionary, writable (device models and tests; no checks).
+    pub fn od_mut(&mut self) -> Option<&mut crate::coe::Od> {
+        self.coe.as_mut().map(|c| &mut c.od)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::error_reply;
+    use ecat_wire::mailbox::MailboxErrorCode;
 
     #[test]
-    fn error_reply_details() {
-        // CoE message, length 10, counter 3.
-        let mut m = vec![0x0A, 0, 0, 0, 0, 0x33];
-        m.resize(128, 0);
+    fn error_reply_bytes() {
         assert_eq!(
-            error_reply(&m).unwrap(),
-            [4, 0, 0, 0, 0, 0x30, 1, 0, 2, 0],
-            "protocol not supported"
+            error_reply(MailboxErrorCode::UNSUPPORTED_PROTOCOL),
+            [4, 0, 0, 0, 0, 0, 1, 0, 2, 0]
         );
-        m[0] = 0;
-        assert_eq!(
-            error_reply(&m).unwrap()[8],
-            5,
-            "length 0 is an invalid header"
-        );
-        assert!(error_reply(&m[..5]).is_none());
     }
 }

@@ -20,6 +20,7 @@ mod io;
 mod logical;
 mod mailbox;
 mod process;
+pub use mailbox::OUTBOX_LIMIT;
 pub mod regmap;
 mod syncman;
 mod watchdog;
@@ -114,6 +115,7 @@ pub struct Esc {
     info: SiiInfo,
     eeprom: eeprom::EepromState,
     mbx: mailbox::MailboxState,
+    coe: Option<Box<crate::coe::Coe>>,
     bufs: [buffered::Triple; 16],
     io: io::IoState,
     wd: watchdog::Watchdog,
@@ -149,6 +151,7 @@ impl Esc {
             info,
             eeprom: Default::default(),
             mbx: Default::default(),
+            coe: None,
             bufs: Default::default(),
             io: Default::default(),
             wd: Default::default(),
@@ -173,6 +176,9 @@ impl Esc {
         self.mbx = Default::default();
         self.bufs = Default::default();
         self.wd = Default::default();
+        if let Some(c) = self.coe.as_mut() {
+            c.reset();
+        }
         self.io = io::IoState::for_esc(self);
         if let Some(b) = self.behaviour.as_mut() {
             b.power_up();

@@ -1,0 +1,435 @@
+//! The object dictionary (OD) of one CoE device: descriptions as static data
+//! ([`ObjSpec`], [`SubSpec`]) and the live dictionary built from them ([`Od`]).
+//!
+//! Design: a device's objects are written down once as `static` tables (see
+//! `devices::servo` and `devices::beckhoff`); the standard communication objects (0x1000..,
+//! 0x1018, 0x1C00, PDO mapping and assignment, 0x1C32/0x1C33) are generated from the
+//! `DeviceSpec` by `coe::standard`. At run time every entry holds its value as little-endian
+//! bytes (`ceil(bits / 8)` of them; strings hold their text), so SDO transfers copy bytes and
+//! device models use the integer accessors [`Od::get`] / [`Od::set`], which never allocate
+//! (the cyclic path must stay allocation-free).
+//!
+//! Objects are kept sorted by index; entries of an object sorted by subindex. Records may
+//! have gaps (0x1C32 has 1..=0x0C and 0x20).
+
+use ecat_wire::coe::info::{ObjectAccess, ObjectCode};
+use ecat_wire::coe::DataType;
+
+/// Access words (SDO Information object access bits, reference §6.6) used by the tables.
+pub mod access {
+    use super::ObjectAccess as A;
+    /// Read-only in PREOP, SAFEOP and OP.
+    pub const RO: u16 = A::READ_ALL;
+    /// Read and write in PREOP, SAFEOP and OP.
+    pub const RW: u16 = A::READ_ALL | A::WRITE_ALL;
+    /// Readable always, writable in PREOP only (communication parameters, PDO objects).
+    pub const RW_PREOP: u16 = A::READ_ALL | A::WRITE_PREOP;
+    /// Write-only in every state.
+    pub const WO: u16 = A::WRITE_ALL;
+    /// RxPDO-mappable (outputs).
+    pub const RX: u16 = A::RXPDO;
+    /// TxPDO-mappable (inputs).
+    pub const TX: u16 = A::TXPDO;
+    /// Stored for device replacement (backup).
+    pub const BACKUP: u16 = A::BACKUP;
+    /// Startup parameter (settings).
+    pub const SETTINGS: u16 = A::SETTINGS;
+}
+
+/// Initial value of an entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Init {
+    /// An integer (stored in the entry's width, two's complement).
+    Int(i64),
+    /// A string (VISIBLE_STRING / OCTET_STRING).
+    Str(&'static str),
+}
+
+/// Static description of one entry (subindex) of an object.
+#[derive(Debug, Clone, Copy)]
+pub struct SubSpec {
+    /// Subindex.
+    pub sub: u8,
+    /// Name shown by SDO Information.
+    pub name: &'static str,
+    /// CoE data type.
+    pub dtype: DataType,
+    /// Length in bits (for strings: of the initial text).
+    pub bits: u16,
+    /// Access word ([`access`]).
+    pub access: u16,
+    /// Initial (and default) value.
+    pub init: Init,
+    /// Smallest value a write may set.
+    pub min: Option<i64>,
+    /// Largest value a write may set.
+    pub max: Option<i64>,
+    /// Unit type (SDO Information; 0 = none).
+    pub unit: u32,
+}
+
+/// Bit size of a fixed-size type (0 for strings and unknown types).
+pub const fn bits_of(t: DataType) -> u16 {
+    match t.0 {
+        0x0001 => 1,
+        0x0002 | 0x0005 => 8,
+        0x0003 | 0x0006 => 16,
+        0x0010 | 0x0016 => 24,
+        0x0004 | 0x0007 | 0x0008 => 32,
+        0x0011 | 0x0015 | 0x001B => 64,
+        0x0030..=0x0037 => t.0 - 0x002F,
+        _ => 0,
+    }
+}
+
+impl SubSpec {
+    /// An integer entry with the size of its type.
+    pub const fn int(sub: u8, name: &'static str, dtype: DataType, access: u16, v: i64) -> Self {
+        SubSpec {
+            sub,
+            name,
+            dtype,
+            bits: bits_of(dtype),
+            access,
+            init: Init::Int(v),
+            min: None,
+            max: None,
+            unit: 0,
+        }
+    }
+
+    /// A read-only VISIBLE_STRING entry.
+    pub const fn text(sub: u8, name: &'static str, v: &'static str) -> Self {
+        SubSpec {
+            sub,
+            name,
+            dtype: DataType::VISIBLE_STRING,
+            bits: (v.len() * 8) as u16,
+            access: access::RO,
+            init: Init::Str(v),
+            min: None,
+            max: None,
+            unit: 0,
+        }
+    }
+
+    /// The same entry with a value range for writes.
+    pub const fn range(mut self, min: i64, max: i64) -> Self {
+        self.min = Some(min);
+        self.max = Some(max);
+        self
+    }
+
+    /// The same entry with a unit type.
+    pub const fn unit(mut self, unit: u32) -> Self {
+        self.unit = unit;
+        self
+    }
+}
+
+/// Static description of one object.
+#[derive(Debug, Clone, Copy)]
+pub struct ObjSpec {
+    /// Index.
+    pub index: u16,
+    /// Name shown by SDO Information.
+    pub name: &'static str,
+    /// VAR, ARRAY or RECORD.
+    pub code: ObjectCode,
+    /// Data type reported by the object description (for a VAR: its entry's type).
+    pub dtype: DataType,
+    /// The entries; a VAR has exactly one, subindex 0.
+    pub subs: &'static [SubSpec],
+}
+
+/// A VAR object with one integer entry.
+#[macro_export]
+#[doc(hidden)]
+macro_rules! od_var {
+    ($index:expr, $name:expr, $t:ident, $acc:expr, $v:expr) => {
+        $crate::coe::od::ObjSpec {
+            index: $index,
+            name: $name,
+            code: ecat_wire::coe::info::ObjectCode::VAR,
+            dtype: ecat_wire::coe::DataType::$t,
+            subs: &[$crate::coe::od::SubSpec::int(
+                0,
+                $name,
+                ecat_wire::coe::DataType::$t,
+                $acc,
+                $v,
+            )],
+        }
+    };
+}
+
+/// One live entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// Subindex.
+    pub sub: u8,
+    /// Name.
+    pub name: String,
+    /// CoE data type.
+    pub dtype: DataType,
+    /// Length in bits.
+    pub bits: u16,
+    /// Access word.
+    pub access: u16,
+    /// Current value, little-endian.
+    pub value: Vec<u8>,
+    /// Default value, little-endian.
+    pub default: Vec<u8>,
+    /// Write range.
+    pub min: Option<i64>,
+    /// Write range.
+    pub max: Option<i64>,
+    /// Unit type.
+    pub unit: u32,
+}
+
+impl Entry {
+    /// True for variable-length types (strings).
+    pub fn is_string(&self) -> bool {
+        matches!(self.dtype.0, 0x0009..=0x000B)
+    }
+
+    /// True for signed integer types.
+    pub fn is_signed(&self) -> bool {
+        matches!(self.dtype.0, 0x0002..=0x0004 | 0x0010 | 0x0015)
+    }
+
+    /// The value as an integer (sign-extended for signed types; strings read as 0).
+    pub fn int(&self) -> i64 {
+        decode_int(&self.value, self.bits, self.is_signed())
+    }
+
+    /// Store an integer, truncated to the entry's width (no checks, no allocation).
+    pub fn set_int(&mut self, v: i64) {
+        let b = v.to_le_bytes();
+        let n = self.value.len().min(8);
+        self.value[..n].copy_from_slice(&b[..n]);
+        if !self.bits.is_multiple_of(8) {
+            if let Some(last) = self.value.last_mut() {
+                *last &= (1u8 << (self.bits % 8)) - 1;
+            }
+        }
+    }
+
+    /// Build from a static description.
+    pub fn from_spec(s: &SubSpec) -> Entry {
+        let value = match s.init {
+            Init::Int(v) => {
+                let n = (s.bits as usize).div_ceil(8);
+                let mut b = vec![0; n];
+                let le = v.to_le_bytes();
+                let k = n.min(8);
+                b[..k].copy_from_slice(&le[..k]);
+                b
+            }
+            Init::Str(t) => t.as_bytes().to_vec(),
+        };
+        let mut e = Entry {
+            sub: s.sub,
+            name: s.name.to_string(),
+            dtype: s.dtype,
+            bits: s.bits,
+            access: s.access,
+            default: value.clone(),
+            value,
+            min: s.min,
+            max: s.max,
+            unit: s.unit,
+        };
+        let v = e.int();
+        if !e.is_string() {
+            e.set_int(v);
+        }
+        e
+    }
+
+    /// A new integer entry (generated standard objects).
+    pub fn new_int(sub: u8, name: impl Into<String>, dtype: DataType, access: u16, v: i64) -> Self {
+        let mut e = Entry::from_spec(&SubSpec::int(sub, "", dtype, access, v));
+        e.name = name.into();
+        e
+    }
+}
+
+/// Decode `bits` bits of little-endian `b` as an integer.
+pub(crate) fn decode_int(b: &[u8], bits: u16, signed: bool) -> i64 {
+    let mut le = [0u8; 8];
+    let n = b.len().min(8);
+    le[..n].copy_from_slice(&b[..n]);
+    let v = u64::from_le_bytes(le);
+    let bits = (bits as u32).min(64);
+    if bits == 0 || bits == 64 {
+        return v as i64;
+    }
+    let v = v & ((1u64 << bits) - 1);
+    if signed && v >> (bits - 1) & 1 == 1 {
+        (v | !((1u64 << bits) - 1)) as i64
+    } else {
+        v as i64
+    }
+}
+
+/// One live object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Object {
+    /// Index.
+    pub index: u16,
+    /// Name.
+    pub name: String,
+    /// VAR, ARRAY or RECORD.
+    pub code: ObjectCode,
+    /// Data type reported by the object description.
+    pub dtype: DataType,
+    /// Entries, sorted by subindex.
+    pub entries: Vec<Entry>,
+}
+
+impl Object {
+    /// Build from a static description.
+    pub fn from_spec(s: &ObjSpec) -> Object {
+        let mut entries: Vec<Entry> = s.subs.iter().map(Entry::from_spec).collect();
+        entries.sort_by_key(|e| e.sub);
+        Object {
+            index: s.index,
+            name: s.name.to_string(),
+            code: s.code,
+            dtype: s.dtype,
+            entries,
+        }
+    }
+
+    /// The entry at `sub`.
+    pub fn entry(&self, sub: u8) -> Option<&Entry> {
+        self.entries
+            .binary_search_by_key(&sub, |e| e.sub)
+            .ok()
+            .map(|i| &self.entries[i])
+    }
+
+    /// The entry at `sub`, writable.
+    pub fn entry_mut(&mut self, sub: u8) -> Option<&mut Entry> {
+        self.entries
+            .binary_search_by_key(&sub, |e| e.sub)
+            .ok()
+            .map(|i| &mut self.entries[i])
+    }
+
+    /// Highest subindex defined (0 for a VAR).
+    pub fn max_subindex(&self) -> u8 {
+        self.entries.last().map_or(0, |e| e.sub)
+    }
+
+    /// True for ARRAY and RECORD objects (subindex 0 holds the entry count).
+    pub fn is_structured(&self) -> bool {
+        self.code != ObjectCode::VAR
+    }
+}
+
+/// The live object dictionary of one device.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Od {
+    objects: Vec<Object>,
+}
+
+impl Od {
+    /// An empty dictionary.
+    pub fn new() -> Od {
+        Od::default()
+    }
+
+    /// Add (or replace) an object.
+    pub fn insert(&mut self, obj: Object) {
+        match self.objects.binary_search_by_key(&obj.index, |o| o.index) {
+            Ok(i) => self.objects[i] = obj,
+            Err(i) => self.objects.insert(i, obj),
+        }
+    }
+
+    /// Add the objects of a static table.
+    pub fn insert_specs(&mut self, specs: &[ObjSpec]) {
+        for s in specs {
+            self.insert(Object::from_spec(s));
+        }
+    }
+
+    /// Every object, sorted by index.
+    pub fn objects(&self) -> &[Object] {
+        &self.objects
+    }
+
+    /// The object at `index`.
+    pub fn object(&self, index: u16) -> Option<&Object> {
+        self.objects
+            .binary_search_by_key(&index, |o| o.index)
+            .ok()
+            .map(|i| &self.objects[i])
+    }
+
+    /// The object at `index`, writable.
+    pub fn object_mut(&mut self, index: u16) -> Option<&mut Object> {
+        self.objects
+            .binary_search_by_key(&index, |o| o.index)
+            .ok()
+            .map(|i| &mut self.objects[i])
+    }
+
+    /// The entry `index:sub`.
+    pub fn entry(&self, index: u16, sub: u8) -> Option<&Entry> {
+        self.object(index)?.entry(sub)
+    }
+
+    /// The entry `index:sub`, writable.
+    pub fn entry_mut(&mut self, index: u16, sub: u8) -> Option<&mut Entry> {
+        self.object_mut(index)?.entry_mut(sub)
+    }
+
+    /// The integer value of `index:sub` (device side; `None` if it does not exist).
+    pub fn get(&self, index: u16, sub: u8) -> Option<i64> {
+        self.entry(index, sub).map(Entry::int)
+    }
+
+    /// The integer value of `index:sub`, or `default` if it does not exist.
+    pub fn get_or(&self, index: u16, sub: u8, default: i64) -> i64 {
+        self.get(index, sub).unwrap_or(default)
+    }
+
+    /// Set the integer value of `index:sub` (device side: no access or range checks);
+    /// false if the entry does not exist.
+    pub fn set(&mut self, index: u16, sub: u8, v: i64) -> bool {
+        match self.entry_mut(index, sub) {
+            Some(e) => {
+                e.set_int(v);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static T: &[ObjSpec] = &[
+        crate::od_var!(0x6041, "Statusword", UNSIGNED16, access::RO, 0x40),
+        crate::od_var!(0x6064, "Position", INTEGER32, access::RO, -5),
+    ];
+
+    #[test]
+    fn integers_keep_width_and_sign() {
+        let mut od = Od::new();
+        od.insert_specs(T);
+        assert_eq!(od.get(0x6064, 0), Some(-5));
+        assert_eq!(od.entry(0x6064, 0).unwrap().value, [0xFB, 0xFF, 0xFF, 0xFF]);
+        assert!(od.set(0x6041, 0, 0x1_0237));
+        assert_eq!(od.get(0x6041, 0), Some(0x0237), "truncated to 16 bits");
+        assert!(!od.set(0x6042, 0, 1));
+        assert_eq!(decode_int(&[0x0F], 4, true), -1);
+        assert_eq!(bits_of(DataType(0x0032)), 3);
+    }
+}
