@@ -101,6 +101,12 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Like other Unix tools, end quietly when the reader of our output goes away
+    // (`ecat sdos | head`) instead of failing to print.
+    // SAFETY: setting a signal disposition to its default at startup, before any threads.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Slaves(a) => cmd::slaves::run(a),
