@@ -168,7 +168,7 @@ pub fn open_with(spec: &str, opts: LinkOptions) -> Result<Box<dyn Link>> {
     match LinkSpec::parse(spec)? {
         LinkSpec::Raw(ifname) => Ok(Box::new(raw::RawSocket::open_with(&ifname, opts)?)),
         LinkSpec::Mmap(ifname) => Ok(Box::new(mmap::MmapSocket::open_with(&ifname, opts)?)),
-        LinkSpec::Xdp(ifname) => xdp::XdpSocket::open_with(&ifname, opts),
+        LinkSpec::Xdp(ifname) => Ok(Box::new(xdp::XdpSocket::open_with(&ifname, opts)?)),
         #[cfg(feature = "sim")]
         LinkSpec::Sim(net) => Ok(Box::new(sim::SimLink::open(&net)?)),
         #[cfg(not(feature = "sim"))]
