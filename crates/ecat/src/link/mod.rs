@@ -5,13 +5,24 @@
 //! (AF_PACKET raw socket) and [`sim`] (the in-process virtual network). A link is chosen by a
 //! short name that every front end accepts the same way ([`open`]): `eth0` or `raw:eth0`, and
 //! `sim:io` or `sim:path/net.toml`.
+//! [`mmap`] (AF_PACKET with TPACKET rings, `mmap:eth0`) and [`xdp`] (AF_XDP, `xdp:eth0`) are
+//! the faster socket links.
 //!
 //! Receiving never allocates: the caller passes the buffer.
+//!
+//! Socket links wait in one of two ways ([`RecvMode`]): `Block` (the default) sleeps in
+//! `ppoll` until a frame or the deadline (interrupt mode); `BusyPoll` spins on non-blocking
+//! reads until the deadline, trading a busy core for wake-up latency. Options follow the name
+//! after `?`, comma-separated: `raw:eth0?busy`, `mmap:eth0?block`, `xdp:eth0?busy,generic`
+//! (`generic`/`skb` forces generic XDP, `native`/`drv` requires driver mode); or call
+//! [`open_with`] with [`LinkOptions`].
 
 pub mod iface;
+pub mod mmap;
 pub mod raw;
 #[cfg(feature = "sim")]
 pub mod sim;
+pub mod xdp;
 
 use crate::clock::VirtualTime;
 use crate::error::{Error, Result};
@@ -72,18 +83,24 @@ pub trait Link: Send {
 pub enum LinkSpec {
     /// AF_PACKET raw socket on an interface.
     Raw(String),
+    /// AF_PACKET with TPACKET rings on an interface.
+    Mmap(String),
+    /// AF_XDP socket on an interface.
+    Xdp(String),
     /// In-process simulated network: preset name or network file path.
     Sim(String),
 }
 
 impl LinkSpec {
-    /// Parse `eth0`, `raw:eth0`, `sim:io`, `sim:path.toml`.
+    /// Parse `eth0`, `raw:eth0`, `mmap:eth0`, `xdp:eth0`, `sim:io`, `sim:path.toml` (options
+    /// after `?` are left to [`LinkOptions::parse`]).
     pub fn parse(spec: &str) -> Result<LinkSpec> {
         let bad = |reason: &str| Error::BadLinkSpec {
             spec: spec.to_string(),
             reason: reason.to_string(),
         };
         let spec_t = spec.trim();
+        let spec_t = spec_t.split_once('?').map_or(spec_t, |(s, _)| s);
         if spec_t.is_empty() {
             return Err(bad(
                 "it is empty; give a network interface such as eth0, or sim:io",
@@ -91,23 +108,74 @@ impl LinkSpec {
         }
         match spec_t.split_once(':') {
             Some(("raw", ifname)) if !ifname.is_empty() => Ok(LinkSpec::Raw(ifname.to_string())),
+            Some(("mmap", ifname)) if !ifname.is_empty() => Ok(LinkSpec::Mmap(ifname.to_string())),
+            Some(("xdp", ifname)) if !ifname.is_empty() => Ok(LinkSpec::Xdp(ifname.to_string())),
             Some(("sim", net)) if !net.is_empty() => Ok(LinkSpec::Sim(net.to_string())),
-            Some(("raw", _)) | Some(("sim", _)) => Err(bad("nothing follows the colon")),
-            Some((kind @ ("mmap" | "xdp"), _)) => Err(bad(&format!(
-                "the {kind} link is not built yet; use raw:IFACE for now"
-            ))),
+            Some(("raw" | "mmap" | "xdp" | "sim", _)) => Err(bad("nothing follows the colon")),
             Some((kind, _)) => Err(bad(&format!(
-                "unknown link type '{kind}'; use IFACE, raw:IFACE or sim:NETWORK"
+                "unknown link type '{kind}'; use IFACE, raw:IFACE, mmap:IFACE, xdp:IFACE or sim:NETWORK"
             ))),
             None => Ok(LinkSpec::Raw(spec_t.to_string())),
         }
     }
 }
 
-/// Open a link by its specification (see [`LinkSpec::parse`]).
+/// How a socket link waits for a frame (see the module note).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum RecvMode {
+    /// Sleep in `ppoll` until a frame arrives or the deadline passes (interrupt mode).
+    #[default]
+    Block,
+    /// Spin on non-blocking reads until the deadline (polling mode; SO_BUSY_POLL where it helps).
+    BusyPoll,
+}
+
+/// Options for opening a link ([`open_with`]); written after `?` in a link name.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LinkOptions {
+    /// How `recv` waits.
+    pub recv_mode: RecvMode,
+    /// XDP attach mode (the `xdp:` link only).
+    pub xdp_mode: xdp::XdpMode,
+}
+
+impl LinkOptions {
+    /// Options written after `?` in `spec` (`busy`/`poll`, `block`, `native`/`drv`,
+    /// `generic`/`skb`, comma-separated); defaults when there is no `?`.
+    pub fn parse(spec: &str) -> Result<LinkOptions> {
+        let mut o = LinkOptions::default();
+        let Some((_, opts)) = spec.trim().split_once('?') else {
+            return Ok(o);
+        };
+        for w in opts.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+            match w {
+                "busy" | "poll" | "busypoll" => o.recv_mode = RecvMode::BusyPoll,
+                "block" => o.recv_mode = RecvMode::Block,
+                "native" | "drv" => o.xdp_mode = xdp::XdpMode::Native,
+                "generic" | "skb" => o.xdp_mode = xdp::XdpMode::Generic,
+                _ => {
+                    return Err(Error::BadLinkSpec {
+                        spec: spec.to_string(),
+                        reason: format!("unknown option '{w}'; use busy, block, native or generic"),
+                    })
+                }
+            }
+        }
+        Ok(o)
+    }
+}
+
+/// Open a link by its specification (see [`LinkSpec::parse`] and [`LinkOptions::parse`]).
 pub fn open(spec: &str) -> Result<Box<dyn Link>> {
+    open_with(spec, LinkOptions::parse(spec)?)
+}
+
+/// Open a link with explicit options (options written in `spec` are ignored).
+pub fn open_with(spec: &str, opts: LinkOptions) -> Result<Box<dyn Link>> {
     match LinkSpec::parse(spec)? {
-        LinkSpec::Raw(ifname) => Ok(Box::new(raw::RawSocket::open(&ifname)?)),
+        LinkSpec::Raw(ifname) => Ok(Box::new(raw::RawSocket::open_with(&ifname, opts)?)),
+        LinkSpec::Mmap(ifname) => Ok(Box::new(mmap::MmapSocket::open_with(&ifname, opts)?)),
+        LinkSpec::Xdp(ifname) => Ok(Box::new(xdp::XdpSocket::open_with(&ifname, opts)?)),
         #[cfg(feature = "sim")]
         LinkSpec::Sim(net) => Ok(Box::new(sim::SimLink::open(&net)?)),
         #[cfg(not(feature = "sim"))]
@@ -144,5 +212,21 @@ mod tests {
         assert!(e.contains("unknown link type 'foo'"), "{e}");
         assert!(LinkSpec::parse("").is_err());
         assert!(LinkSpec::parse("sim:").is_err());
+        assert_eq!(
+            LinkSpec::parse("mmap:veth1?busy").unwrap(),
+            LinkSpec::Mmap("veth1".into())
+        );
+        assert_eq!(
+            LinkSpec::parse("xdp:veth1").unwrap(),
+            LinkSpec::Xdp("veth1".into())
+        );
+        let o = LinkOptions::parse("xdp:veth1?busy,generic").unwrap();
+        assert_eq!(o.recv_mode, RecvMode::BusyPoll);
+        assert_eq!(o.xdp_mode, xdp::XdpMode::Generic);
+        assert_eq!(
+            LinkOptions::parse("raw:eth0").unwrap(),
+            LinkOptions::default()
+        );
+        assert!(LinkOptions::parse("raw:eth0?fast").is_err());
     }
 }

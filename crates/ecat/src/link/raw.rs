@@ -5,8 +5,12 @@
 //! timeout. PACKET_QDISC_BYPASS skips the queueing discipline on transmit, and our own
 //! transmitted copies (which AF_PACKET loops back as PACKET_OUTGOING) are dropped twice over:
 //! PACKET_IGNORE_OUTGOING where the kernel has it, and a check of the packet type on receive.
+//!
+//! In [`RecvMode::BusyPoll`] the socket is never slept on: `recv` retries the non-blocking read
+//! until the deadline, and SO_BUSY_POLL asks the kernel to poll the device queue inside the
+//! read (it helps on NICs with NAPI busy-poll support; on others it is a harmless no-op).
 
-use super::{iface, Link, LinkCounters};
+use super::{iface, Link, LinkCounters, LinkOptions, RecvMode};
 use crate::error::{Error, Result};
 use ecat_wire::ETHERTYPE_ETHERCAT;
 use std::io;
@@ -15,6 +19,10 @@ use std::time::Instant;
 
 /// `PACKET_IGNORE_OUTGOING` (Linux ≥ 4.20); not in every libc version.
 const PACKET_IGNORE_OUTGOING: libc::c_int = 23;
+/// `SO_BUSY_POLL` (microseconds the kernel may busy-poll the device in a read).
+pub(super) const SO_BUSY_POLL: libc::c_int = 46;
+/// Busy-poll budget asked of the kernel, in microseconds.
+pub(super) const BUSY_POLL_US: libc::c_int = 50;
 
 /// A raw AF_PACKET socket bound to one interface and EtherType 0x88A4.
 #[derive(Debug)]
@@ -23,6 +31,7 @@ pub struct RawSocket {
     name: String,
     ifname: String,
     mac: [u8; 6],
+    mode: RecvMode,
     counters: LinkCounters,
 }
 
@@ -38,6 +47,11 @@ impl RawSocket {
     /// Open a raw socket on `ifname`. Errors name the interface and say how to fix missing
     /// permissions or a down interface.
     pub fn open(ifname: &str) -> Result<RawSocket> {
+        Self::open_with(ifname, LinkOptions::default())
+    }
+
+    /// Open a raw socket on `ifname` with options (the receive mode).
+    pub fn open_with(ifname: &str, opts: LinkOptions) -> Result<RawSocket> {
         let ifindex = iface::index(ifname)?;
         let proto = (ETHERTYPE_ETHERCAT).to_be() as libc::c_int;
         // SAFETY: plain syscall; the returned descriptor is checked before use.
@@ -50,19 +64,7 @@ impl RawSocket {
         };
         if fd < 0 {
             let e = io::Error::last_os_error();
-            return Err(match e.raw_os_error() {
-                Some(libc::EPERM) | Some(libc::EACCES) => Error::RawSocketPermission {
-                    iface: ifname.to_string(),
-                    exe: std::env::current_exe()
-                        .map(|p| p.display().to_string())
-                        .unwrap_or_else(|_| "ecat".into()),
-                },
-                _ => Error::Io {
-                    op: "opening a raw socket",
-                    iface: ifname.to_string(),
-                    source: e,
-                },
-            });
+            return Err(socket_error(e, "opening a raw socket", ifname));
         }
         // SAFETY: `fd` is a fresh descriptor we own.
         let fd = unsafe { OwnedFd::from_raw_fd(fd) };
@@ -96,51 +98,104 @@ impl RawSocket {
                 );
             }
         }
-        if !is_up(ifname) {
-            return Err(Error::Invalid(format!(
-                "network interface '{ifname}' is down; bring it up with `ip link set {ifname} up`"
-            )));
+        if opts.recv_mode == RecvMode::BusyPoll {
+            set_busy_poll(fd.as_raw_fd());
         }
+        check_up(ifname)?;
         Ok(RawSocket {
             fd,
             name: format!("raw:{ifname}"),
             ifname: ifname.to_string(),
             mac: iface::mac(ifname),
+            mode: opts.recv_mode,
             counters: LinkCounters::default(),
         })
     }
 
     /// Wait until the socket is readable or `deadline` passes. Returns false on timeout.
     fn wait_readable(&self, deadline: Instant) -> Result<bool> {
-        let now = Instant::now();
-        if deadline <= now {
-            return Ok(false);
-        }
-        let left = deadline - now;
-        let ts = libc::timespec {
-            tv_sec: left.as_secs() as libc::time_t,
-            tv_nsec: left.subsec_nanos() as libc::c_long,
-        };
-        let mut pfd = libc::pollfd {
-            fd: self.fd.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
-        };
-        // SAFETY: one valid pollfd, a valid timespec, no signal mask.
-        let rc = unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
-        if rc < 0 {
-            let e = io::Error::last_os_error();
-            if e.kind() == io::ErrorKind::Interrupted {
-                return Ok(true);
-            }
-            return Err(Error::Io {
-                op: "waiting for a frame",
-                iface: self.ifname.clone(),
-                source: e,
-            });
-        }
-        Ok(rc > 0)
+        wait_fd(self.fd.as_raw_fd(), libc::POLLIN, deadline, &self.ifname)
     }
+}
+
+/// The error for a failed `socket()` call: the permission sentence for EPERM/EACCES.
+pub(super) fn socket_error(e: io::Error, op: &'static str, ifname: &str) -> Error {
+    match e.raw_os_error() {
+        Some(libc::EPERM) | Some(libc::EACCES) => Error::RawSocketPermission {
+            iface: ifname.to_string(),
+            exe: std::env::current_exe()
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|_| "ecat".into()),
+        },
+        _ => Error::Io {
+            op,
+            iface: ifname.to_string(),
+            source: e,
+        },
+    }
+}
+
+/// Ask the kernel to busy-poll the device queue in reads on `fd` (best effort: without
+/// CAP_NET_ADMIN or NAPI support it is simply not applied).
+pub(super) fn set_busy_poll(fd: libc::c_int) {
+    // SAFETY: a valid c_int option value and its size.
+    unsafe {
+        libc::setsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            SO_BUSY_POLL,
+            &BUSY_POLL_US as *const libc::c_int as *const libc::c_void,
+            std::mem::size_of::<libc::c_int>() as u32,
+        );
+    }
+}
+
+/// An error if the interface is administratively down, with the command that fixes it.
+pub(super) fn check_up(ifname: &str) -> Result<()> {
+    if is_up(ifname) {
+        return Ok(());
+    }
+    Err(Error::Invalid(format!(
+        "network interface '{ifname}' is down; bring it up with `ip link set {ifname} up`"
+    )))
+}
+
+/// Wait in `ppoll` until `fd` has one of `events` or `deadline` passes. Returns false on
+/// timeout; true when ready (or interrupted by a signal: the caller simply tries again).
+pub(super) fn wait_fd(
+    fd: libc::c_int,
+    events: libc::c_short,
+    deadline: Instant,
+    ifname: &str,
+) -> Result<bool> {
+    let now = Instant::now();
+    if deadline <= now {
+        return Ok(false);
+    }
+    let left = deadline - now;
+    let ts = libc::timespec {
+        tv_sec: left.as_secs() as libc::time_t,
+        tv_nsec: left.subsec_nanos() as libc::c_long,
+    };
+    let mut pfd = libc::pollfd {
+        fd,
+        events,
+        revents: 0,
+    };
+    // SAFETY: one valid pollfd, a valid timespec, no signal mask.
+    let rc = unsafe { libc::ppoll(&mut pfd, 1, &ts, std::ptr::null()) };
+    if rc < 0 {
+        let e = io::Error::last_os_error();
+        if e.kind() == io::ErrorKind::Interrupted {
+            return Ok(true);
+        }
+        return Err(Error::Io {
+            op: "waiting for a frame",
+            iface: ifname.to_string(),
+            source: e,
+        });
+    }
+    Ok(rc > 0)
 }
 
 /// True if the interface is administratively up (IFF_UP in /sys/class/net/IF/flags).
@@ -201,8 +256,12 @@ impl Link for RawSocket {
                 let e = io::Error::last_os_error();
                 match e.kind() {
                     io::ErrorKind::Interrupted => continue,
-                    io::ErrorKind::WouldBlock => match deadline {
-                        Some(d) if self.wait_readable(d)? => continue,
+                    io::ErrorKind::WouldBlock => match (deadline, self.mode) {
+                        (Some(d), RecvMode::BusyPoll) if Instant::now() < d => {
+                            std::hint::spin_loop();
+                            continue;
+                        }
+                        (Some(d), RecvMode::Block) if self.wait_readable(d)? => continue,
                         _ => return Ok(None),
                     },
                     _ => {
@@ -239,6 +298,10 @@ impl Link for RawSocket {
     }
 
     fn describe(&self) -> String {
-        format!("raw socket on {}", self.ifname)
+        let mode = match self.mode {
+            RecvMode::Block => "",
+            RecvMode::BusyPoll => ", busy polling",
+        };
+        format!("raw socket on {}{mode}", self.ifname)
     }
 }
