@@ -170,8 +170,8 @@ mod tests {
         // main line on port 1 (1..5), branch on port 2 (6, 7).
         let mut nodes: Vec<Node> = (0..8).map(|_| Node { children: vec![] }).collect();
         nodes[0].children = vec![(1, 1, 120), (2, 6, 300)];
-        for i in 1..5 {
-            nodes[i].children = vec![(1, i + 1, 110)];
+        for (i, n) in nodes.iter_mut().enumerate().take(5).skip(1) {
+            n.children = vec![(1, i + 1, 110)];
         }
         nodes[6].children = vec![(1, 7, 150)];
         let (pt, truth) = latch(&nodes, 0xFFFF_F000); // wraps during the latch
