@@ -39,6 +39,7 @@ pub mod perf;
 pub mod runtime;
 pub mod scan;
 mod sii_decode;
+pub mod servo;
 pub mod subdevice;
 pub mod supervisor;
 
