@@ -106,6 +106,7 @@ const PRESETS: &[(&str, &[&str])] = &[
         &["EK1100", "EL2008", "EL1018", "EL4132", "EL3102", "EL9011"],
     ),
     ("servo", &["ECAT-SERVO-402"]),
+    ("servo6", &["ECAT-SERVO-402"; 6]),
 ];
 
 impl Network {
@@ -158,9 +159,10 @@ impl Network {
     }
 
     /// Names of the built-in networks: `io` (seed 003's line-up: EK1100, EL2008, EL1018,
-    /// EL4132, EL3102, EL9011) and `servo` (one CiA 402 drive).
+    /// EL4132, EL3102, EL9011), `servo` (one CiA 402 drive) and `servo6` (six drives in a
+    /// line with their default CSV mapping: 6 bytes out and 10 bytes in each, 96 in all).
     pub fn preset_names() -> &'static [&'static str] {
-        &["io", "servo"]
+        &["io", "servo", "servo6"]
     }
 
     /// Read a TOML network file.

@@ -161,3 +161,49 @@ proptest! {
         let _ = net.replug(pos, true);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    /// Random mailbox messages (random header, CoE header, SDO/info bytes, sometimes a
+    /// plausible CoE SDO/info start) in PREOP and SAFEOP: no panic, SM0 is always emptied, and
+    /// whatever SM1 holds is a message with a sane length.
+    #[test]
+    fn random_mailbox_messages_never_panic(
+        msgs in proptest::collection::vec(
+            (0u8..3, any::<u8>(), any::<u8>(), proptest::collection::vec(any::<u8>(), 0..130)),
+            1..12,
+        ),
+        safeop in any::<bool>(),
+    ) {
+        let (mut bus, m) = Bus::servo_preop();
+        if safeop {
+            bus.fpwr(0x1001, ecat_wire::register::sm(2), &common::sm_bytes(0x1100, 6, 0x64, true));
+            bus.fpwr(0x1001, ecat_wire::register::sm(3), &common::sm_bytes(0x1180, 10, 0x20, true));
+            bus.al_request(0x1001, 0x04);
+        }
+        for (shape, b5, svc, mut body) in msgs {
+            body.resize(body.len().max(8), 0);
+            let mut msg = vec![0u8; 6];
+            match shape {
+                // Fully random header.
+                0 => msg.copy_from_slice(&body[..6]),
+                // CoE with a consistent length, random service and payload.
+                _ => {
+                    let len = body.len().min(122) as u16;
+                    msg[..2].copy_from_slice(&len.to_le_bytes());
+                    msg[5] = (b5 & 0x70) | 3;
+                    body[1] = if shape == 1 { 0x20 } else { 0x80 } | (svc & 0x0F);
+                }
+            }
+            msg.extend_from_slice(&body);
+            msg.truncate(128);
+            bus.mbx_send(&m, &msg);
+            if let Some(a) = bus.mbx_recv(&m) {
+                prop_assert!(a.len() >= 6);
+                prop_assert!(u16::from_le_bytes([a[0], a[1]]) as usize <= 122);
+            }
+            prop_assert_eq!(bus.fprd(0x1001, ecat_wire::register::sm(0) + 5, 1).data[0] & 0x08, 0);
+        }
+    }
+}

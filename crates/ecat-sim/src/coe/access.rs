@@ -7,6 +7,7 @@
 //!   only → 0x08000022 (BOOT counts as PREOP).
 //! * Length of a single-entry write: too long → 0x06070012, too short → 0x06070013; a
 //!   complete-access write whose length does not match the entries → 0x06070010.
+//! * Writable strings take 0..=[`MAX_STRING`] bytes (longer → 0x06070012).
 //! * Value range: below min → 0x06090032, above max → 0x06090031; a mode of operation
 //!   (0x6060) that 0x6502 does not list → 0x06090030.
 //! * PDO mapping/assignment objects (see `pdo`): entries are writable only while SI0 = 0
@@ -22,6 +23,9 @@ use super::pdo;
 use ecat_wire::al::AlState;
 use ecat_wire::coe::info::ObjectAccess as A;
 use ecat_wire::coe::SdoAbortCode as Abort;
+
+/// Longest text a writable string entry takes (our choice).
+pub const MAX_STRING: usize = 256;
 
 /// The device side of an SDO access: state and capabilities.
 #[derive(Debug, Clone, Copy)]
@@ -142,6 +146,9 @@ pub fn check_download(
     }
     let e = obj.entry(sub).ok_or(Abort::NO_SUBINDEX)?;
     writable(ctx, e.access)?;
+    if e.is_string() && len > MAX_STRING {
+        return Err(Abort::TOO_LONG);
+    }
     if !e.is_string() {
         match len.cmp(&e.value.len()) {
             core::cmp::Ordering::Greater => return Err(Abort::TOO_LONG),

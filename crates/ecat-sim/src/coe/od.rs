@@ -120,6 +120,12 @@ impl SubSpec {
         self
     }
 
+    /// The same entry with another access word.
+    pub const fn with_access(mut self, access: u16) -> Self {
+        self.access = access;
+        self
+    }
+
     /// The same entry with a unit type.
     pub const fn unit(mut self, unit: u32) -> Self {
         self.unit = unit;

@@ -280,6 +280,17 @@ impl Drive {
                 _ => {}
             }
         }
+        // Simulated fault (0x2002, write-only).
+        let injected = od.get_or(0x2002, 0, 0);
+        if injected != 0 {
+            od.set(0x2002, 0, 0);
+            if !matches!(
+                self.state,
+                DriveState::Fault | DriveState::FaultReactionActive
+            ) {
+                self.fault(od, injected as u16, &mut emcy);
+            }
+        }
         // Following error (CSP).
         let fe = if self.mode == 8 && self.state == DriveState::OperationEnabled {
             pos_cmd - self.pos

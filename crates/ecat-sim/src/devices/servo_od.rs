@@ -9,6 +9,8 @@
 //! parameters are writable in every state and stored for backup; the motor data are
 //! writable in PREOP only. 0x6060 accepts 0 and the modes 0x6502 lists (1 PP, 3 PV, 8 CSP,
 //! 9 CSV, 10 CST); it starts in CSV (9) to match the default velocity mapping.
+//! Two simulator objects: 0x2001 a writable text (segmented transfers), 0x2002 write-only
+//! "simulated fault": writing a non-zero error code makes the drive fault with it.
 
 use crate::coe::od::{access, ObjSpec, SubSpec};
 use crate::od_var;
@@ -30,6 +32,12 @@ pub const INC_PER_REV: i64 = 1 << 20;
 /// Supported drive modes (0x6502): PP (bit 0), PV (bit 2), CSP (7), CSV (8), CST (9).
 pub const SUPPORTED_MODES: i64 = 0x0385;
 
+/// Initial value of 0x2001, a writable VISIBLE_STRING longer than one mailbox (so SDO
+/// uploads and downloads of it are segmented with 128-byte mailboxes).
+pub const APP_TEXT: &str = "ecat simulated servo. Units: position 2^20 increments per revolution; \
+velocity increments/s; acceleration increments/s^2; torque per mille of rated torque. \
+Modes: PP 1, PV 3, CSP 8, CSV 9, CST 10.";
+
 /// The drive's objects (sorted by index is not required; the dictionary sorts).
 pub static OBJECTS: &[ObjSpec] = &[
     ObjSpec {
@@ -46,6 +54,14 @@ pub static OBJECTS: &[ObjSpec] = &[
             SubSpec::int(4, "Position loop gain (1/s)", U32, MOTOR, 500).range(1, 10_000),
         ],
     },
+    ObjSpec {
+        index: 0x2001,
+        name: "Application text",
+        code: ObjectCode::VAR,
+        dtype: DataType::VISIBLE_STRING,
+        subs: &[SubSpec::text(0, "Application text", APP_TEXT).with_access(access::RW)],
+    },
+    od_var!(0x2002, "Simulated fault", UNSIGNED16, access::WO, 0),
     od_var!(0x603F, "Error code", UNSIGNED16, RO_TX, 0),
     od_var!(0x6040, "Controlword", UNSIGNED16, CMD, 0),
     od_var!(0x6041, "Statusword", UNSIGNED16, RO_TX, 0),

@@ -2,6 +2,8 @@
 //! on virtual time (each frame advances the clock by 10 µs).
 #![allow(dead_code)]
 
+pub mod coe;
+
 use ecat_sim::Network;
 use ecat_wire::datagram::DatagramRepr;
 use ecat_wire::frame::{parse_ethernet, FrameBuilder};
