@@ -38,8 +38,8 @@ pub mod pdo_coe;
 pub mod perf;
 pub mod runtime;
 pub mod scan;
-mod sii_decode;
 pub mod servo;
+mod sii_decode;
 pub mod subdevice;
 pub mod supervisor;
 

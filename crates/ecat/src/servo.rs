@@ -56,9 +56,18 @@ impl VelocityProfile {
     /// Seed 000's 40 s profile at `rad_per_s` for a period of `period_ns`, repeated to cover
     /// `duration_ns` (0 = one 40 s round), with `increments_per_rad` from the drive's encoder
     /// resolution. Ramps take 200 ms.
-    pub fn seed000(rad_per_s: f64, increments_per_rad: f64, period_ns: u64, duration_ns: u64) -> VelocityProfile {
+    pub fn seed000(
+        rad_per_s: f64,
+        increments_per_rad: f64,
+        period_ns: u64,
+        duration_ns: u64,
+    ) -> VelocityProfile {
         let period = period_ns.max(1) as f64 / 1e9;
-        let total = if duration_ns == 0 { 40.0 } else { duration_ns as f64 / 1e9 };
+        let total = if duration_ns == 0 {
+            40.0
+        } else {
+            duration_ns as f64 / 1e9
+        };
         let n = (total / period).ceil() as usize;
         let v = rad_per_s * increments_per_rad;
         let ramp = 0.2;
@@ -73,7 +82,11 @@ impl VelocityProfile {
             .map(|k| {
                 let t = k as f64 * period;
                 let seg_start = (t / 10.0).floor() * 10.0;
-                let from = if seg_start == 0.0 { 0.0 } else { plateau(seg_start - 1e-9) };
+                let from = if seg_start == 0.0 {
+                    0.0
+                } else {
+                    plateau(seg_start - 1e-9)
+                };
                 let to = plateau(t);
                 let x = ((t - seg_start) / ramp).min(1.0);
                 (from + (to - from) * x).round() as i32
@@ -150,7 +163,10 @@ impl ServoApp {
     pub fn new(drives: Vec<DriveIo>, profile: VelocityProfile) -> ServoApp {
         let n = drives.len();
         ServoApp {
-            drives: drives.into_iter().map(|d| (d, Drive::new(Goal::Enabled), Following::default())).collect(),
+            drives: drives
+                .into_iter()
+                .map(|d| (d, Drive::new(Goal::Enabled), Following::default()))
+                .collect(),
             profile,
             started: None,
             last_target: vec![0; n],
