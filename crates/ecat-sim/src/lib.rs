@@ -12,6 +12,12 @@
 //! own MainDevice: behaviour is taken from the reference and checked against captures of real
 //! devices where they exist (the notes name them).
 //!
+//! Devices with CoE have an object dictionary ([`coe`]) generated from their description;
+//! the mailbox serves SDO (every transfer form, complete access), SDO Information and
+//! emergencies from it, and their process data follows the PDO assignment and mapping in it
+//! (changeable in PREOP). The CiA 402 servo ([`devices::drive`]) runs its state machine,
+//! modes and motor model on it.
+//!
 //! Process data flows through 3-buffer SyncManagers into device behaviours (inputs that move,
 //! outputs you can observe: [`Network::outputs`], [`Network::set_inputs`]). Faults are seeded
 //! and scriptable ([`Faults`], [`FaultEvent`], [`Network::process`] returns each frame's
