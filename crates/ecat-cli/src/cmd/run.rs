@@ -4,8 +4,12 @@
 //! users know (`PerfMsmt` lines) every few seconds, and on Ctrl-C or at the end bring every
 //! SubDevice back to INIT and print the totals. `--json FILE` writes the same figures.
 //!
-//! The application part of the cycle is a small demo in the spirit of seed 003: every output
-//! byte counts up (outputs visibly change) and the inputs are read.
+//! The application part of the cycle (`--profile`): `velocity` plays seed 000's 40 s velocity
+//! profile on every CiA 402 drive (precomputed before the cycle starts; drives in cyclic
+//! synchronous velocity mode, or profile velocity where CSV is missing) and reports each
+//! drive's following error; `counter` makes every output byte count up (seed 003's style).
+//! The default is `velocity` when the bus has drives, else `counter`. Without an interface the
+//! built-in simulated network is `servo6`, seed 000's six drives.
 
 use super::CmdResult;
 use crate::output::list_line;
@@ -15,6 +19,7 @@ use ecat::cycle::{self, CycleOptions, LoopCounters};
 use ecat::domain::DomainState;
 use ecat::perf::{Metric, Perf, Summary};
 use ecat::runtime::{Activation, Runtime};
+use ecat::servo::{find_drives, ServoApp, VelocityProfile};
 use ecat::MainDevice;
 use ecat_wire::al::AlState;
 use serde_json::json;
@@ -40,6 +45,9 @@ pub struct Args {
     /// PDO configuration file (TOML); SubDevices not in it are configured from their SII
     #[arg(long, value_name = "FILE")]
     pdo_config: Option<std::path::PathBuf>,
+    /// Application: velocity (CiA 402 drives follow seed 000's profile) or counter
+    #[arg(long, value_enum)]
+    profile: Option<Profile>,
     /// Run the cycle with SCHED_FIFO at this priority (1..99)
     #[arg(long)]
     priority: Option<i32>,
@@ -54,14 +62,26 @@ pub struct Args {
     busy_wait: u64,
 }
 
+/// What the application part of the cycle does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Profile {
+    /// Seed 000: CiA 402 drives follow a velocity profile.
+    Velocity,
+    /// Every output byte counts up.
+    Counter,
+}
+
+/// The default network of `ecat run`.
+const DEFAULT_NETWORK: &str = "sim:servo6";
+
 /// Run `ecat run`.
 pub fn run(a: Args) -> CmdResult {
     crate::signals::install();
     let spec = match &a.bus.interface {
         Some(i) => i.clone(),
         None => {
-            println!("ecat run: no interface given; running on the built-in simulated network sim:io (use -i IFACE for real hardware)");
-            "sim:io".to_string()
+            println!("ecat run: no interface given; running on the built-in simulated network {DEFAULT_NETWORK} (six CiA 402 drives; use -i IFACE for real hardware)");
+            DEFAULT_NETWORK.to_string()
         }
     };
     let t0 = Instant::now();
@@ -93,6 +113,40 @@ pub fn run(a: Args) -> CmdResult {
                 configs[p] = c;
             }
         }
+    }
+    let drives: Vec<usize> = (0..configs.len())
+        .filter(|&p| {
+            configs[p].entry_bit_offset(0x6040, 0).is_some()
+                && configs[p].entry_bit_offset(0x60FF, 0).is_some()
+        })
+        .collect();
+    let profile = a.profile.unwrap_or(if drives.is_empty() {
+        Profile::Counter
+    } else {
+        Profile::Velocity
+    });
+    let mut per_rad = 0.0;
+    if profile == Profile::Velocity {
+        if drives.is_empty() {
+            return Err("--profile velocity needs CiA 402 drives (controlword 0x6040 and target velocity 0x60FF in their outputs); this bus has none".into());
+        }
+        for &p in &drives {
+            let modes = u32_of(&md.sdo_upload(p, 0x6502, 0, false).unwrap_or_default());
+            let mode: u8 = if modes & (1 << 8) != 0 { 9 } else { 3 };
+            startup_sdos[p].push(ecat::mailbox::sdo::SdoOp::Download {
+                index: 0x6060,
+                subindex: 0,
+                complete_access: false,
+                data: vec![mode],
+            });
+        }
+        let inc = u32_of(&md.sdo_upload(drives[0], 0x608F, 1, false)?);
+        let rev = u32_of(&md.sdo_upload(drives[0], 0x608F, 2, false)?).max(1);
+        per_rad = inc as f64 / rev as f64 / std::f64::consts::TAU;
+        println!(
+            "profile: seed 000 velocity profile (2 rad/s, 10 s each way with rests) on {} drives; {inc} increments per {rev} revolution(s)",
+            drives.len()
+        );
     }
     let mut rt = md.activate(Activation {
         configs: Some(configs),
@@ -135,6 +189,13 @@ pub fn run(a: Args) -> CmdResult {
     );
     let mut perf = Perf::new();
     let mut incomplete_cycles = 0u64;
+    // Precomputed before the cycle starts.
+    let mut servo = (profile == Profile::Velocity).then(|| {
+        ServoApp::new(
+            find_drives(&rt),
+            VelocityProfile::seed000(2.0, per_rad, a.cycle, a.duration),
+        )
+    });
     let mut app = |rt: &mut Runtime, cycle: u64| {
         if rt.supervisor().all_running() {
             for d in 0..rt.domains().len() {
@@ -143,9 +204,14 @@ pub fn run(a: Args) -> CmdResult {
                 }
             }
         }
-        let d = rt.domain_mut(0);
-        for (i, b) in d.outputs_mut().iter_mut().enumerate() {
-            *b = (cycle as u8).wrapping_add(i as u8);
+        match servo.as_mut() {
+            Some(s) => s.step(rt, cycle),
+            None => {
+                let d = rt.domain_mut(0);
+                for (i, b) in d.outputs_mut().iter_mut().enumerate() {
+                    *b = (cycle as u8).wrapping_add(i as u8);
+                }
+            }
         }
     };
     let started = Instant::now();
@@ -178,6 +244,38 @@ pub fn run(a: Args) -> CmdResult {
     print!("{}", Perf::lines(&totals));
     println!("{}", status_line(&rt, &counters, elapsed));
     println!("domain cycles not complete while all SubDevices were in OP: {incomplete_cycles}");
+    let mut drives_json = Vec::new();
+    if let Some(s) = servo.as_mut() {
+        for (io, state, f) in s.results() {
+            println!(
+                "drive {}: {state}; velocity following error max {:.4} rad/s, steady-state max {:.4} rad/s, rms {:.4} rad/s over {} cycles; faults {}",
+                io.position,
+                f.max_abs as f64 / per_rad,
+                f.max_abs_steady as f64 / per_rad,
+                f.rms() / per_rad,
+                f.samples,
+                f.faults
+            );
+            drives_json.push(json!({
+                "position": io.position, "state": state.name(), "samples": f.samples, "faults": f.faults,
+                "following_error_max_rad_s": f.max_abs as f64 / per_rad,
+                "following_error_steady_max_rad_s": f.max_abs_steady as f64 / per_rad,
+                "following_error_rms_rad_s": f.rms() / per_rad,
+            }));
+        }
+        // Power the drives down before leaving OP.
+        s.disable();
+        for c in 0..2_000u64 {
+            rt.tx_rx(a.cycle)?;
+            s.step(&mut rt, counters.cycles + c);
+            if s.results()
+                .all(|(_, st, _)| st == ecat::cia402::State::SwitchOnDisabled)
+            {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_nanos(a.cycle));
+        }
+    }
     if let Some(path) = &a.json {
         let j = to_json(
             &rt,
@@ -212,6 +310,15 @@ pub fn run(a: Args) -> CmdResult {
         println!("{}", list_line(&states, i));
     }
     Ok(())
+}
+
+/// A little-endian u32 from up to 4 bytes.
+pub fn u32_of(d: &[u8]) -> u32 {
+    let mut b = [0u8; 4];
+    for (i, x) in d.iter().take(4).enumerate() {
+        b[i] = *x;
+    }
+    u32::from_le_bytes(b)
 }
 
 fn describe_layout(rt: &Runtime) {
