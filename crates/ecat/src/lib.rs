@@ -19,11 +19,14 @@
 
 #![warn(missing_docs)]
 
+pub mod analyze;
 pub mod bus;
+pub mod capture_read;
 pub mod clock;
 pub mod config;
 pub mod cycle;
 pub mod cyclic;
+pub mod doctor;
 pub mod domain;
 pub mod eeprom;
 pub mod error;

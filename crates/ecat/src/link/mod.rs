@@ -8,6 +8,8 @@
 //!
 //! Receiving never allocates: the caller passes the buffer.
 
+pub mod capture;
+pub mod faults;
 pub mod iface;
 pub mod raw;
 #[cfg(feature = "sim")]
@@ -16,6 +18,9 @@ pub mod sim;
 use crate::clock::VirtualTime;
 use crate::error::{Error, Result};
 use std::time::Instant;
+
+pub use capture::wrap_capture;
+pub use faults::{wrap_faults, FaultSpec};
 
 /// Counters every link keeps.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

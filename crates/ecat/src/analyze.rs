@@ -1,0 +1,1 @@
+//! Capture analysis (in progress).

@@ -1,0 +1,1 @@
+//! Host checks (in progress).
