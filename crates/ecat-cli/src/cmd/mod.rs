@@ -1,5 +1,7 @@
 //! One module per subcommand. Each exposes its clap `Args` (or subcommand enum) and a `run`.
 
+pub mod analyze;
+pub mod doctor;
 pub mod domains;
 pub mod reg;
 pub mod run;
@@ -7,6 +9,7 @@ pub mod sii;
 pub mod sim;
 pub mod slaves;
 pub mod states;
+pub mod tap;
 
 use crate::BusArgs;
 use ecat::MainDevice;
