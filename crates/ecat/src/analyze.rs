@@ -385,7 +385,11 @@ pub fn analyze(cap: &Capture<'_>) -> Report {
                 rx_ok += 1;
                 rtts.push(f.ts.saturating_sub(t));
                 for (pos, &w) in wkc_of(f, &sigs).iter().enumerate() {
-                    *wkc_hist.entry((f.sig, pos)).or_default().entry(w).or_insert(0) += 1;
+                    *wkc_hist
+                        .entry((f.sig, pos))
+                        .or_default()
+                        .entry(w)
+                        .or_insert(0) += 1;
                 }
                 answered.insert(key, f.ts);
             }
@@ -442,7 +446,10 @@ pub fn analyze(cap: &Capture<'_>) -> Report {
         }
         CyclicReport {
             ours,
-            signatures: cyclic_sigs.iter().map(|&s| describe_sig(&sigs[s])).collect(),
+            signatures: cyclic_sigs
+                .iter()
+                .map(|&s| describe_sig(&sigs[s]))
+                .collect(),
             cycles: firsts.len() as u64,
             tx_frames: ctx.len() as u64,
             rx_frames: rx_ok,
@@ -628,7 +635,13 @@ impl Report {
         }
         if !c.interval_hist.is_empty() {
             let _ = writeln!(o, "frame interval histogram [usec]:");
-            let peak = c.interval_hist.iter().map(|b| b.count).max().unwrap_or(1).max(1);
+            let peak = c
+                .interval_hist
+                .iter()
+                .map(|b| b.count)
+                .max()
+                .unwrap_or(1)
+                .max(1);
             for b in &c.interval_hist {
                 let label = match (b.from_ns, b.to_ns) {
                     (None, Some(t)) => format!("          < {:>9.1}", us(t as f64)),
@@ -676,10 +689,7 @@ mod tests {
 
     #[test]
     fn replay_captures() {
-        for name in [
-            "replay-dc.pcapng",
-            "replay-ek1100-el2828-el2889.pcapng",
-        ] {
+        for name in ["replay-dc.pcapng", "replay-ek1100-el2828-el2889.pcapng"] {
             let r = testdata(name);
             let text = r.text();
             assert_eq!(r.direction, DirectionMethod::SourceMac, "{text}");
@@ -691,9 +701,15 @@ mod tests {
             assert!(c.cycles > 200, "{text}");
             assert_eq!(c.lost, 0, "{text}");
             // Sane numbers: intervals of a few hundred µs to a few ms, RTT well below.
-            assert!(c.interval.avg > 100_000.0 && c.interval.avg < 10_000_000.0, "{text}");
+            assert!(
+                c.interval.avg > 100_000.0 && c.interval.avg < 10_000_000.0,
+                "{text}"
+            );
             assert!(c.interval.min <= c.interval.p50 && c.interval.p50 <= c.interval.max);
-            assert!(c.round_trip.count > 0 && c.round_trip.max < 10_000_000, "{text}");
+            assert!(
+                c.round_trip.count > 0 && c.round_trip.max < 10_000_000,
+                "{text}"
+            );
             let total: u64 = c.interval_hist.iter().map(|b| b.count).sum();
             assert_eq!(total, c.cycles - 1);
             assert!(text.contains("PerfMsmt 'Frame Interval'"), "{text}");
@@ -713,7 +729,9 @@ mod tests {
 
     #[test]
     fn histogram_buckets() {
-        let v: Vec<u64> = (0..1000).map(|i| 1_000_000 + (i % 21) * 1000 - 10_000).collect();
+        let v: Vec<u64> = (0..1000)
+            .map(|i| 1_000_000 + (i % 21) * 1000 - 10_000)
+            .collect();
         let h = histogram(&v);
         assert_eq!(h.iter().map(|b| b.count).sum::<u64>(), 1000);
         assert_eq!(h.first().unwrap().count, 0);

@@ -23,8 +23,8 @@ pub struct Args {
 /// Run `ecat analyze`.
 pub fn run(a: Args) -> CmdResult {
     let bytes = read_file(&a.file)?;
-    let cap = Capture::parse(&bytes)
-        .map_err(|e| format!("cannot analyse {}: {e}", a.file.display()))?;
+    let cap =
+        Capture::parse(&bytes).map_err(|e| format!("cannot analyse {}: {e}", a.file.display()))?;
     let r = analyze(&cap);
     if a.json {
         println!("{}", serde_json::to_string_pretty(&to_json(&r))?);
