@@ -110,7 +110,7 @@ impl DataType {
                     .chars()
                     .filter(|c| !c.is_whitespace() && *c != ':')
                     .collect();
-                if h.len() % 2 != 0 {
+                if !h.len().is_multiple_of(2) {
                     return Err(format!("'{text}' has an odd number of hex digits"));
                 }
                 (0..h.len())

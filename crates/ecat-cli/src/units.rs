@@ -27,7 +27,7 @@ pub fn parse_ns(s: &str, bare: u64) -> Result<u64, String> {
         }
     };
     let ns = v * mult;
-    if !ns.is_finite() || ns < 0.0 || ns > 1e18 {
+    if !ns.is_finite() || !(0.0..=1e18).contains(&ns) {
         return Err(format!("'{s}' is out of range"));
     }
     Ok(ns.round() as u64)

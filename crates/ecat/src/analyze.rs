@@ -296,13 +296,12 @@ pub fn analyze(cap: &Capture<'_>) -> Report {
             DirectionMethod::SourceMac
         } else {
             let mut pending: HashMap<(usize, u8), u64> = HashMap::new();
-            for i in 0..frames.len() {
-                let f = frames[i];
+            for f in frames.iter_mut() {
                 let key = (f.sig, f.idx);
-                let answered = wkc_of(&f, &sigs).iter().any(|&w| w != 0);
+                let answered = wkc_of(f, &sigs).iter().any(|&w| w != 0);
                 match pending.get(&key) {
                     Some(&t) if answered || f.ts.saturating_sub(t) <= 2_000_000 => {
-                        frames[i].rx = true;
+                        f.rx = true;
                         pending.remove(&key);
                     }
                     _ => {

@@ -284,7 +284,7 @@ fn parse_pcapng(b: &[u8]) -> Result<Capture<'_>, CaptureError> {
             problem = Some(format!("truncated block header at byte {at}"));
             break;
         };
-        if blen < 12 || blen > MAX_RECORD + 64 || at + blen > b.len() {
+        if !(12..=MAX_RECORD + 64).contains(&blen) || at + blen > b.len() {
             problem = Some(format!(
                 "block of type 0x{btype:08x} at byte {at} has an impossible or truncated length {blen}"
             ));

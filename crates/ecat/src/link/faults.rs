@@ -149,7 +149,7 @@ fn parse_time(v: &str) -> Option<u64> {
         (v, 1e3)
     };
     let x: f64 = num.trim().parse().ok()?;
-    (x >= 0.0 && x.is_finite()).then(|| (x * mult) as u64)
+    (x >= 0.0 && x.is_finite()).then_some((x * mult) as u64)
 }
 
 /// A tiny seeded PRNG: splitmix64 for the seed, xorshift64* for the stream.
