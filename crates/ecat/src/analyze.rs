@@ -19,7 +19,8 @@
 //! configured-address commands, and only ADO where SubDevices rewrite ADP on the way
 //! (auto-increment and broadcast). Process data travels in logical datagrams, every cycle,
 //! with the same signature; mailbox, SII and state traffic varies. So the cyclic signatures
-//! are those that contain a logical datagram (any signature, if no frame does) and were
+//! are those that contain a logical datagram (a capture without any has no process data:
+//! scans, SII and mailbox traffic only, and no cycles are reported) and were
 //! transmitted at least half as often as the most frequent such signature; the most frequent
 //! one (the first seen on a tie) marks the cycles. Frames ecat sends itself are recognised by
 //! their indices (bit 7 set, the same index on every datagram, bits 6..4 a cycle tag that
@@ -323,9 +324,8 @@ pub fn analyze(cap: &Capture<'_>) -> Report {
         }
     }
     let has_logical = |s: usize| sigs[s].iter().any(|x| LOGICAL.contains(&x.0));
-    let any_logical = (0..sigs.len()).any(|s| tx_count[s] > 0 && has_logical(s));
     let candidates: Vec<usize> = (0..sigs.len())
-        .filter(|&s| tx_count[s] > 0 && (!any_logical || has_logical(s)))
+        .filter(|&s| tx_count[s] > 0 && has_logical(s))
         .collect();
     let max = candidates.iter().map(|&s| tx_count[s]).max().unwrap_or(0);
     let mut cyclic_sigs: Vec<usize> = candidates
@@ -588,7 +588,10 @@ impl Report {
             self.acyclic_tx, self.acyclic_unanswered
         );
         let Some(c) = &self.cyclic else {
-            let _ = writeln!(o, "cyclic: no repeating frames found");
+            let _ = writeln!(
+                o,
+                "cyclic: none (no repeating frames with process data, i.e. LRD/LWR/LRW datagrams)"
+            );
             return o;
         };
         let _ = writeln!(
