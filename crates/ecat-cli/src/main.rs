@@ -98,6 +98,10 @@ enum Command {
     /// The main job: scan, bring the bus up and report (on the built-in simulated network
     /// when no interface is given).
     Run(cmd::run::Args),
+    /// Measure on the wire from a capture file (pcap/pcapng): cycles, intervals, loss, WKC.
+    Analyze(cmd::analyze::Args),
+    /// Check this host for real-time EtherCAT: kernel, CPU power management, IRQs, limits.
+    Doctor(cmd::doctor::Args),
 }
 
 fn main() -> ExitCode {
@@ -122,6 +126,8 @@ fn main() -> ExitCode {
         Command::Sdos(a) => cmd::coe::sdos(a),
         Command::Data(a) => cmd::domains::data(a),
         Command::Run(a) => cmd::run::run(a),
+        Command::Analyze(a) => cmd::analyze::run(a),
+        Command::Doctor(a) => cmd::doctor::run(a),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

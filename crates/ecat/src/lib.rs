@@ -19,13 +19,16 @@
 
 #![warn(missing_docs)]
 
+pub mod analyze;
 pub mod bus;
 pub mod cia402;
+pub mod capture_read;
 pub mod clock;
 pub mod config;
 pub mod cycle;
 pub mod cyclic;
 pub mod dc;
+pub mod doctor;
 pub mod domain;
 pub mod eeprom;
 pub mod error;

@@ -1,6 +1,8 @@
 //! One module per subcommand. Each exposes its clap `Args` (or subcommand enum) and a `run`.
 
 pub mod coe;
+pub mod analyze;
+pub mod doctor;
 pub mod domains;
 pub mod pdos;
 pub mod reg;
@@ -9,6 +11,7 @@ pub mod sii;
 pub mod sim;
 pub mod slaves;
 pub mod states;
+pub mod tap;
 
 use crate::BusArgs;
 use ecat::MainDevice;

@@ -20,7 +20,6 @@ use ecat::domain::DomainState;
 use ecat::perf::{Metric, Perf, Summary};
 use ecat::runtime::{Activation, Runtime};
 use ecat::servo::{find_drives, ServoApp, VelocityProfile};
-use ecat::MainDevice;
 use ecat_wire::al::AlState;
 use serde_json::json;
 use std::time::Instant;
@@ -30,6 +29,8 @@ use std::time::Instant;
 pub struct Args {
     #[command(flatten)]
     bus: BusArgs,
+    #[command(flatten)]
+    tap: super::tap::TapArgs,
     /// Cycle time (e.g. 1ms, 500us; a bare number is microseconds)
     #[arg(long, default_value = "1ms", value_parser = |s: &str| parse_ns(s, 1_000))]
     cycle: u64,
@@ -75,7 +76,7 @@ pub enum Profile {
 const DEFAULT_NETWORK: &str = "sim:servo6";
 
 /// Run `ecat run`.
-pub fn run(a: Args) -> CmdResult {
+pub fn run(mut a: Args) -> CmdResult {
     crate::signals::install();
     let spec = match &a.bus.interface {
         Some(i) => i.clone(),
@@ -85,7 +86,7 @@ pub fn run(a: Args) -> CmdResult {
         }
     };
     let t0 = Instant::now();
-    let mut md = MainDevice::open(&spec)?;
+    let mut md = a.tap.open(&spec)?;
     println!("link: {}", md.bus().link().describe());
     md.scan()?;
     println!(
@@ -296,6 +297,7 @@ pub fn run(a: Args) -> CmdResult {
         println!("{e}");
     }
     stop_result?;
+    a.tap.report(&rt);
     let states: Vec<_> = rt
         .supervisor()
         .states()

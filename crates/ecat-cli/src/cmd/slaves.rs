@@ -1,6 +1,6 @@
 //! `ecat slaves`: list the SubDevices (IgH: `ethercat slaves [-p] [-a] [-v]`).
 
-use super::{open_and_scan, CmdResult};
+use super::CmdResult;
 use crate::output::{list_line, verbose, SubDeviceJson};
 use crate::select::Select;
 use crate::BusArgs;
@@ -10,6 +10,8 @@ use crate::BusArgs;
 pub struct Args {
     #[command(flatten)]
     bus: BusArgs,
+    #[command(flatten)]
+    tap: super::tap::TapArgs,
     #[command(flatten)]
     select: Select,
     /// Show identity, ESC, ports, mailbox and SII PDOs
@@ -21,8 +23,9 @@ pub struct Args {
 }
 
 /// Run `ecat slaves`.
-pub fn run(a: Args) -> CmdResult {
-    let md = open_and_scan(&a.bus)?;
+pub fn run(mut a: Args) -> CmdResult {
+    let mut md = a.tap.open(&a.bus.link())?;
+    md.scan()?;
     let subs = md.subdevices();
     let chosen = a.select.resolve(subs)?;
     if a.json {

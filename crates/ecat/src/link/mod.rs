@@ -17,6 +17,8 @@
 //! (`generic`/`skb` forces generic XDP, `native`/`drv` requires driver mode); or call
 //! [`open_with`] with [`LinkOptions`].
 
+pub mod capture;
+pub mod faults;
 pub mod iface;
 pub mod mmap;
 pub mod raw;
@@ -27,6 +29,9 @@ pub mod xdp;
 use crate::clock::VirtualTime;
 use crate::error::{Error, Result};
 use std::time::Instant;
+
+pub use capture::wrap_capture;
+pub use faults::{wrap_faults, FaultSpec};
 
 /// Counters every link keeps.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
