@@ -17,8 +17,10 @@ def check_run_output(out: str) -> dict:
     names = {m["name"] for m in PERF.finditer(out)}
     for n in ("Cycle Time", "Task Duration", "RoundTrip (TX+RX)"):
         assert n in names, f"no PerfMsmt '{n}' line:\n{out}"
-    assert "all 5 SubDevices in OP" in out, out
-    assert re.search(r"^4 +0x1005 .*INIT", out, re.M), "SubDevices back in INIT at the end:\n" + out
+    m = re.search(r"^all (\d+) SubDevices in OP", out, re.M)
+    assert m, out
+    last = int(m[1]) - 1
+    assert re.search(rf"^{last} +0x{0x1001 + last:04X} .*INIT", out, re.M), "SubDevices back in INIT at the end:\n" + out
     return {m["name"]: float(m["avg"]) for m in PERF.finditer(out)}
 
 
@@ -30,6 +32,8 @@ def test_run_without_arguments_uses_the_simulated_network(ecat, tmp_path):
     assert p.returncode == 0, describe(p)
     first = p.stdout.splitlines()[0]
     assert "built-in simulated network" in first, first
+    # The default network is seed 000's six drives, following the velocity profile.
+    assert "on 6 drives" in p.stdout, p.stdout
     check_run_output(p.stdout)
     assert 9.5 < took < 20, f"ran {took:.1f} s"
     fig = json.loads(j.read_text())
@@ -37,6 +41,7 @@ def test_run_without_arguments_uses_the_simulated_network(ecat, tmp_path):
     assert fig["domain_incomplete_cycles"] == 0, fig
     assert fig["frames"]["lost"] == 0, fig["frames"]
     assert fig["figures"]["cycle_time"]["avg_us"] > 900
+    assert len(fig["drives"]) == 6 and all(d["faults"] == 0 for d in fig["drives"]), fig["drives"]
 
 
 def test_run_over_veth_against_ecat_sim(ecat, veth, ecat_sim, tmp_path):

@@ -278,7 +278,7 @@ pub fn run(mut a: Args) -> CmdResult {
         }
     }
     if let Some(path) = &a.json {
-        let j = to_json(
+        let mut j = to_json(
             &rt,
             &perf,
             &counters,
@@ -287,6 +287,7 @@ pub fn run(mut a: Args) -> CmdResult {
             &spec,
             a.cycle,
         );
+        j["drives"] = serde_json::Value::Array(drives_json);
         std::fs::write(path, serde_json::to_string_pretty(&j)?)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         println!("figures written to {}", path.display());
