@@ -21,8 +21,8 @@
 
 pub mod analyze;
 pub mod bus;
-pub mod cia402;
 pub mod capture_read;
+pub mod cia402;
 pub mod clock;
 pub mod config;
 pub mod cycle;

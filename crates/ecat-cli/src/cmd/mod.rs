@@ -1,7 +1,7 @@
 //! One module per subcommand. Each exposes its clap `Args` (or subcommand enum) and a `run`.
 
-pub mod coe;
 pub mod analyze;
+pub mod coe;
 pub mod doctor;
 pub mod domains;
 pub mod pdos;

@@ -43,9 +43,12 @@ pub(crate) enum Transfer {
 /// Size of the reply buffer (larger than any mailbox the catalogue uses).
 const BUF: usize = 1024;
 
+/// An abort as real SubDevices send it: CoE service 2 ("SDO request"). SOEM only recognises an
+/// abort that does not come as an SDO response (pinned by the SOEM oracle test
+/// `tests/oracle/test_soem_sdo.py`).
 fn abort(index: u16, sub: u8, code: Abort) -> Vec<u8> {
     let mut b = [0u8; 32];
-    let n = wire::emit_abort(&mut b, 0, Direction::Response, index, sub, code).unwrap_or(0);
+    let n = wire::emit_abort(&mut b, 0, Direction::Request, index, sub, code).unwrap_or(0);
     b[..n].to_vec()
 }
 

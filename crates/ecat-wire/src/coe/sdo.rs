@@ -412,6 +412,17 @@ fn normal_data(body: &[u8], total: u32) -> &[u8] {
 /// is a normal upload response without a size; [`Error::Truncated`] if the mailbox length is
 /// below what the command needs.
 pub fn parse_response(msg: &[u8]) -> Result<SdoResponse<'_>> {
+    // A server's abort may come as CoE service 2 (SDO request) — the way SOEM expects
+    // SubDevices to send it — or as service 3; accept both.
+    if let Ok((SdoCommand::Abort, body)) = sdo_body(msg, CoeService::SdoRequest, Direction::Request)
+    {
+        let h = SdoHeaderRepr::parse(body)?;
+        return Ok(SdoResponse::Abort {
+            index: h.index,
+            subindex: h.subindex,
+            code: SdoAbortCode(h.data_u32()),
+        });
+    }
     let (cmd, body) = sdo_body(msg, CoeService::SdoResponse, Direction::Response)?;
     match cmd {
         SdoCommand::UploadSegment(s) => {
@@ -641,8 +652,9 @@ pub fn emit_upload_segment_request(buf: &mut [u8], counter: u8, toggle: bool) ->
     Ok(DATA_OFFSET + HEADER_LEN)
 }
 
-/// Either side: abort transfer. `dir` picks the CoE service (request 2 from the client,
-/// response 3 from the server).
+/// Either side: abort transfer. `dir` picks the CoE service: 2 (SDO request) or 3 (SDO
+/// response). SubDevices should abort with service 2: SOEM takes an abort only when it does not
+/// arrive as an SDO response (see the simulator's CoE server); [`parse_response`] accepts both.
 pub fn emit_abort(
     buf: &mut [u8],
     counter: u8,
@@ -744,3 +756,24 @@ pub fn max_segment_data(mailbox_size: usize) -> usize {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod abort_service_tests {
+    use super::*;
+
+    #[test]
+    fn abort_is_accepted_in_both_services() {
+        for dir in [Direction::Request, Direction::Response] {
+            let mut b = [0u8; 32];
+            let n = emit_abort(&mut b, 1, dir, 0x6060, 0, SdoAbortCode(0x0602_0000)).unwrap();
+            assert_eq!(
+                parse_response(&b[..n]).unwrap(),
+                SdoResponse::Abort {
+                    index: 0x6060,
+                    subindex: 0,
+                    code: SdoAbortCode(0x0602_0000)
+                }
+            );
+        }
+    }
+}
