@@ -19,7 +19,7 @@ use crate::domain::Domain;
 use crate::error::{Error, Result};
 use ecat_wire::datagram::{Addressing, DatagramRepr, HEADER_LEN, OVERHEAD};
 use ecat_wire::frame::{parse_ethernet, ECAT_HEADER_LEN, ETH_HEADER_LEN};
-use ecat_wire::register::AL_STATUS;
+use ecat_wire::register::{AL_STATUS, DC_SYSTEM_TIME, DC_SYSTEM_TIME_DIFFERENCE};
 use ecat_wire::{Command, FrameBuilder};
 
 /// Datagram indices with this bit set belong to cyclic frames.
@@ -70,49 +70,102 @@ struct Template {
     round_trip_ns: u64,
 }
 
-/// The AL status probe's place and its last answer.
-#[derive(Debug, Clone, Copy, Default)]
-struct Probe {
+/// Which special datagram.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// FPWR 0x0910 of the reference clock with the master's time (reference follows master).
+    DcWrite,
+    /// FRMW 0x0910 of the reference clock: distributes its time to every other clock.
+    DcSync,
+    /// BRD 0x0130: OR of every AL status, WKC = SubDevices answering.
+    AlProbe,
+    /// BRD 0x092C: OR of every |system time difference| (an upper bound of the largest).
+    SyncMonitor,
+}
+
+/// A special datagram's place and its last answer.
+#[derive(Debug, Clone, Copy)]
+struct Special {
+    kind: Kind,
     frame: usize,
     at: usize,
-    /// OR of the AL status of all SubDevices that answered.
-    status: u16,
+    len: usize,
+    value: u64,
     wkc: u16,
-    /// The frame carrying the probe came back this cycle.
+    /// The frame carrying it came back this cycle.
     returned: bool,
+}
+
+/// Distributed-clock datagrams in the cyclic frames.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CyclicDc {
+    /// Station address of the reference clock.
+    pub reference: u16,
+    /// Also write the master's time to the reference clock every cycle (the reference
+    /// follows the master, IgH's default); else the master follows the reference.
+    pub write_master_time: bool,
+    /// Add the sync monitor (BRD of 0x092C).
+    pub monitor: bool,
+}
+
+/// What the cyclic frames carry besides the process data.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Extras {
+    /// The BRD of AL status (spots SubDevices that leave the state or the ring).
+    pub al_probe: bool,
+    /// Distributed clocks.
+    pub dc: Option<CyclicDc>,
 }
 
 /// The cyclic frame templates. See the module documentation.
 #[derive(Debug)]
 pub struct CyclicFrames {
     frames: Vec<Template>,
-    probe: Option<Probe>,
+    specials: Vec<Special>,
     tag: u8,
     counters: CyclicCounters,
 }
 
 impl CyclicFrames {
-    /// Lay out the domains' datagrams into frames from `mac`; `al_probe` appends the BRD of
-    /// AL status.
-    pub fn new(domains: &[Domain], mac: [u8; 6], al_probe: bool) -> Result<CyclicFrames> {
+    /// Lay out the domains' datagrams into frames from `mac`, with the DC datagrams first and
+    /// the AL probe and sync monitor in the spare room at the end.
+    pub fn new(domains: &[Domain], mac: [u8; 6], extras: Extras) -> Result<CyclicFrames> {
         let mut frames: Vec<Template> = Vec::new();
         let mut open: Option<OpenFrame> = None;
-        let mut items: Vec<(Option<(usize, usize)>, DatagramRepr)> = Vec::new();
+        let mut items: Vec<(core::result::Result<(usize, usize), Kind>, DatagramRepr)> = Vec::new();
+        if let Some(dc) = extras.dc {
+            if dc.write_master_time {
+                items.push((
+                    Err(Kind::DcWrite),
+                    DatagramRepr::physical(Command::Fpwr, 0, dc.reference, DC_SYSTEM_TIME, 8),
+                ));
+            }
+            items.push((
+                Err(Kind::DcSync),
+                DatagramRepr::physical(Command::Frmw, 0, dc.reference, DC_SYSTEM_TIME, 8),
+            ));
+        }
         for d in domains {
             for (i, p) in d.plans.iter().enumerate() {
                 items.push((
-                    Some((d.index, i)),
+                    Ok((d.index, i)),
                     DatagramRepr::logical(p.command, 0, p.logical, p.len as u16),
                 ));
             }
         }
-        if al_probe {
+        if extras.al_probe {
             items.push((
-                None,
+                Err(Kind::AlProbe),
                 DatagramRepr::physical(Command::Brd, 0, 0, AL_STATUS, 2),
             ));
         }
-        let mut probe = None;
+        if extras.dc.is_some_and(|d| d.monitor) {
+            items.push((
+                Err(Kind::SyncMonitor),
+                DatagramRepr::physical(Command::Brd, 0, 0, DC_SYSTEM_TIME_DIFFERENCE, 4),
+            ));
+        }
+        let mut specials = Vec::new();
         for (what, repr) in items {
             loop {
                 let (buf, slots, headers, pos) = open.get_or_insert_with(|| {
@@ -131,19 +184,21 @@ impl CyclicFrames {
                     headers.push(at);
                     *pos += repr.total_len();
                     match what {
-                        Some((domain, plan)) => slots.push(Slot {
+                        Ok((domain, plan)) => slots.push(Slot {
                             domain,
                             plan,
                             at,
                             len: repr.data_len as usize,
                         }),
-                        None => {
-                            probe = Some(Probe {
-                                frame: frames.len(),
-                                at,
-                                ..Default::default()
-                            })
-                        }
+                        Err(kind) => specials.push(Special {
+                            kind,
+                            frame: frames.len(),
+                            at,
+                            len: repr.data_len as usize,
+                            value: 0,
+                            wkc: 0,
+                            returned: false,
+                        }),
                     }
                     break;
                 }
@@ -162,7 +217,7 @@ impl CyclicFrames {
         }
         Ok(CyclicFrames {
             frames,
-            probe,
+            specials,
             tag: 0,
             counters: CyclicCounters::default(),
         })
@@ -186,7 +241,25 @@ impl CyclicFrames {
     /// AL status probe result of the last cycle: (OR of states, WKC = SubDevices answering);
     /// `None` if its frame did not come back (a lost frame says nothing about SubDevices).
     pub fn al_probe(&self) -> Option<(u16, u16)> {
-        self.probe.filter(|p| p.returned).map(|p| (p.status, p.wkc))
+        self.special(Kind::AlProbe).map(|p| (p.value as u16, p.wkc))
+    }
+
+    /// The reference clock's system time this cycle (from the FRMW), if it came back.
+    pub fn dc_time(&self) -> Option<u64> {
+        self.special(Kind::DcSync)
+            .filter(|p| p.wkc > 0)
+            .map(|p| p.value)
+    }
+
+    /// Sync monitor: OR of every SubDevice's |system time difference| (ns), an upper bound of
+    /// the largest; `None` without DC or if its frame did not come back.
+    pub fn sync_monitor(&self) -> Option<u32> {
+        self.special(Kind::SyncMonitor)
+            .map(|p| p.value as u32 & 0x7FFF_FFFF)
+    }
+
+    fn special(&self, kind: Kind) -> Option<&Special> {
+        self.specials.iter().find(|p| p.kind == kind && p.returned)
     }
 
     /// Longest round trip among the frames that returned in the last cycle (ns).
@@ -200,11 +273,12 @@ impl CyclicFrames {
 
     /// Start a cycle: count frames of the previous cycle that never came back, copy outputs
     /// into the templates, stamp indices and zero the WKCs, and clear the domains' WKCs.
-    pub fn prepare(&mut self, domains: &mut [Domain]) {
+    /// `master_time` (ns since 2000) goes to the reference clock when the DC mode writes it.
+    pub fn prepare(&mut self, domains: &mut [Domain], master_time: u64) {
         self.counters.cycles += 1;
         self.tag = (self.tag + 1) & 0x07;
-        if let Some(p) = self.probe.as_mut() {
-            p.status = 0;
+        for p in &mut self.specials {
+            p.value = 0;
             p.wkc = 0;
             p.returned = false;
         }
@@ -230,8 +304,13 @@ impl CyclicFrames {
                     f.buf[s.at + HEADER_LEN..s.at + HEADER_LEN + s.len].copy_from_slice(src);
                 }
             }
-            if let Some(p) = self.probe.filter(|p| p.frame == n) {
-                f.buf[p.at + HEADER_LEN..p.at + HEADER_LEN + 2].fill(0);
+            for p in self.specials.iter().filter(|p| p.frame == n) {
+                let data = &mut f.buf[p.at + HEADER_LEN..p.at + HEADER_LEN + p.len];
+                if p.kind == Kind::DcWrite {
+                    data.copy_from_slice(&master_time.to_le_bytes());
+                } else {
+                    data.fill(0);
+                }
             }
         }
     }
@@ -318,10 +397,12 @@ impl CyclicFrames {
             }
             d.set_wkc(s.plan, wkc);
         }
-        if let Some(p) = self.probe.as_mut().filter(|p| p.frame == n) {
+        for p in self.specials.iter_mut().filter(|p| p.frame == n) {
             let o = p.at - ETH_HEADER_LEN + HEADER_LEN;
-            p.status = u16::from_le_bytes([payload[o], payload[o + 1]]);
-            p.wkc = u16::from_le_bytes([payload[o + 2], payload[o + 3]]);
+            let mut v = [0u8; 8];
+            v[..p.len].copy_from_slice(&payload[o..o + p.len]);
+            p.value = u64::from_le_bytes(v);
+            p.wkc = u16::from_le_bytes([payload[o + p.len], payload[o + p.len + 1]]);
             p.returned = true;
         }
     }
@@ -453,10 +534,18 @@ mod tests {
     #[test]
     fn round_trip_copies_inputs_not_outputs() {
         let mut doms = setup(1, 2);
-        let mut c = CyclicFrames::new(&doms, [0; 6], true).unwrap();
+        let mut c = CyclicFrames::new(
+            &doms,
+            [0; 6],
+            Extras {
+                al_probe: true,
+                dc: None,
+            },
+        )
+        .unwrap();
         assert_eq!(c.frame_count(), 1);
         doms[0].outputs_mut().copy_from_slice(&[0x11, 0x22]);
-        c.prepare(&mut doms);
+        c.prepare(&mut doms, 0);
         let mut f = c.frame(0, 100).to_vec();
         assert_eq!(
             &f[16 + 10..16 + 12],
@@ -477,11 +566,19 @@ mod tests {
     #[test]
     fn lost_late_duplicate_corrupt_are_counted() {
         let mut doms = setup(1, 2);
-        let mut c = CyclicFrames::new(&doms, [0; 6], true).unwrap();
-        c.prepare(&mut doms);
+        let mut c = CyclicFrames::new(
+            &doms,
+            [0; 6],
+            Extras {
+                al_probe: true,
+                dc: None,
+            },
+        )
+        .unwrap();
+        c.prepare(&mut doms, 0);
         let mut old = c.frame(0, 0).to_vec();
         ring(&mut old, 6, 8);
-        c.prepare(&mut doms); // previous frame never came back
+        c.prepare(&mut doms, 0); // previous frame never came back
         assert_eq!(c.counters().frames_lost, 1);
         let mut f = c.frame(0, 0).to_vec();
         c.handle_frame(&old, &mut doms, 1);
@@ -503,10 +600,18 @@ mod tests {
     #[test]
     fn large_images_use_several_frames() {
         let mut doms = setup(700, 3); // 2100 + 6 bytes -> two datagrams, two frames
-        let mut c = CyclicFrames::new(&doms, [0; 6], true).unwrap();
+        let mut c = CyclicFrames::new(
+            &doms,
+            [0; 6],
+            Extras {
+                al_probe: true,
+                dc: None,
+            },
+        )
+        .unwrap();
         assert_eq!(doms[0].plans.len(), 2);
         assert_eq!(c.frame_count(), 2);
-        c.prepare(&mut doms);
+        c.prepare(&mut doms, 0);
         for n in 0..2 {
             let mut f = c.frame(n, 0).to_vec();
             assert!(CyclicFrames::is_cyclic(&f));

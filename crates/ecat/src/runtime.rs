@@ -13,7 +13,7 @@
 
 use crate::clock::Clock;
 use crate::config::SubDeviceConfig;
-use crate::cyclic::{CyclicCounters, CyclicFrames};
+use crate::cyclic::{CyclicCounters, CyclicFrames, Extras};
 use crate::domain::{layout, Domain};
 use crate::error::{Error, Result};
 use crate::frame::{EngineConfig, EngineCounters, FrameEngine};
@@ -152,7 +152,14 @@ impl Runtime {
             None => subs.iter().map(SubDeviceConfig::from_sii).collect(),
         };
         let lay = layout(&subs, &configs, act.domains.max(1), act.logical_base)?;
-        let frames = CyclicFrames::new(&lay.domains, link.mac(), true)?;
+        let frames = CyclicFrames::new(
+            &lay.domains,
+            link.mac(),
+            Extras {
+                al_probe: true,
+                dc: None,
+            },
+        )?;
         engine.set_config(EngineConfig {
             timeout_ns: 10_000_000,
             retries: 2,
@@ -326,7 +333,7 @@ impl Runtime {
         let now = self.clock.now_ns();
         self.probe = self.frames.al_probe();
         self.cycle += 1;
-        self.frames.prepare(&mut self.domains);
+        self.frames.prepare(&mut self.domains, 0);
         for n in 0..self.frames.frame_count() {
             let f = self.frames.frame(n, now);
             self.link.send(f)?;

@@ -133,6 +133,27 @@ impl Pdo {
     }
 }
 
+/// What the DC setup found and decided for a SubDevice.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DcInfo {
+    /// This SubDevice is the reference clock.
+    pub reference: bool,
+    /// Position of its DC parent (`None` for the reference).
+    pub parent: Option<u16>,
+    /// Port of the parent it hangs on.
+    pub parent_port: u8,
+    /// Its entry port.
+    pub entry_port: u8,
+    /// Port receive times at the latch (local time, ns, low 32 bits).
+    pub port_times: [u32; 4],
+    /// Propagation delay from the reference clock (ns), written to 0x0928.
+    pub delay_ns: u32,
+    /// Delay of the hop from its parent (ns).
+    pub hop_ns: u32,
+    /// System time offset written to 0x0920.
+    pub offset_ns: u64,
+}
+
 /// Everything the MainDevice knows about one SubDevice.
 #[derive(Debug, Clone, Default)]
 pub struct SubDevice {
@@ -192,6 +213,8 @@ pub struct SubDevice {
     pub sii: Vec<u8>,
     /// Problems found in the SII that left it usable (e.g. a checksum mismatch).
     pub sii_warnings: Vec<String>,
+    /// Distributed clocks, once set up.
+    pub dc: Option<DcInfo>,
 }
 
 impl SubDevice {
