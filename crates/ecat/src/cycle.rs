@@ -223,7 +223,7 @@ pub fn run(
         }
         counters.cycles += 1;
         perf.tick(t0);
-        next += period;
+        next = (next as i64 + period as i64 + rt.dc_correction_ns()) as u64;
         let now = mono_ns();
         if now >= next {
             counters.overruns += 1;

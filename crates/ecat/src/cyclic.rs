@@ -55,6 +55,9 @@ struct Slot {
     len: usize,
 }
 
+/// What a datagram of the layout carries: domain plan (domain, plan index) or a special one.
+type Item = (core::result::Result<(usize, usize), Kind>, DatagramRepr);
+
 /// A frame being filled during layout: buffer, slots, datagram header offsets, next offset.
 type OpenFrame = (Vec<u8>, Vec<Slot>, Vec<usize>, usize);
 
@@ -132,7 +135,7 @@ impl CyclicFrames {
     pub fn new(domains: &[Domain], mac: [u8; 6], extras: Extras) -> Result<CyclicFrames> {
         let mut frames: Vec<Template> = Vec::new();
         let mut open: Option<OpenFrame> = None;
-        let mut items: Vec<(core::result::Result<(usize, usize), Kind>, DatagramRepr)> = Vec::new();
+        let mut items: Vec<Item> = Vec::new();
         if let Some(dc) = extras.dc {
             if dc.write_master_time {
                 items.push((

@@ -163,6 +163,20 @@ impl MainDevice {
         Ok(out)
     }
 
+    /// Set up distributed clocks (measure delays, set offsets, static drift compensation).
+    /// Returns `None` if no SubDevice supports DC.
+    pub fn configure_dc(
+        &mut self,
+        opts: crate::dc::setup::DcOptions,
+    ) -> Result<Option<crate::dc::setup::DcSetup>> {
+        crate::dc::setup::configure(&mut self.bus, &mut self.subdevices, opts)
+    }
+
+    /// The largest |system time difference| (0x092C) over the DC SubDevices, ns.
+    pub fn dc_max_difference(&mut self) -> Result<u32> {
+        crate::dc::setup::max_time_difference(&mut self.bus, &self.subdevices)
+    }
+
     /// Things worth telling the user that were not errors (e.g. fallbacks).
     pub fn notes(&self) -> &[String] {
         &self.notes

@@ -13,7 +13,8 @@
 
 use crate::clock::Clock;
 use crate::config::SubDeviceConfig;
-use crate::cyclic::{CyclicCounters, CyclicFrames, Extras};
+use crate::cyclic::{CyclicCounters, CyclicDc, CyclicFrames, Extras};
+use crate::dc::{DcMode, DcRuntime, PhaseLock};
 use crate::domain::{layout, Domain};
 use crate::error::{Error, Result};
 use crate::frame::{EngineConfig, EngineCounters, FrameEngine};
@@ -89,6 +90,8 @@ pub struct Activation {
     pub logical_base: u32,
     /// Supervisor timing.
     pub timing: SupervisorTiming,
+    /// Distributed clocks (after [`crate::MainDevice::configure_dc`]).
+    pub dc: Option<DcRuntime>,
 }
 
 impl Default for Activation {
@@ -101,6 +104,7 @@ impl Default for Activation {
             target: AlState::Op,
             logical_base: 0,
             timing: SupervisorTiming::default(),
+            dc: None,
         }
     }
 }
@@ -120,6 +124,9 @@ pub struct Runtime {
     cycle: u64,
     /// AL status probe of the cycle before the current send.
     probe: Option<(u16, u16)>,
+    dc: Option<DcRuntime>,
+    phase_lock: PhaseLock,
+    correction_ns: i64,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -157,7 +164,11 @@ impl Runtime {
             link.mac(),
             Extras {
                 al_probe: true,
-                dc: None,
+                dc: act.dc.map(|d| CyclicDc {
+                    reference: d.setup.reference_station,
+                    write_master_time: d.mode == DcMode::ReferenceFollowsMaster,
+                    monitor: true,
+                }),
             },
         )?;
         engine.set_config(EngineConfig {
@@ -176,7 +187,8 @@ impl Runtime {
         );
         let mut mailbox_counters = act.mailbox_counters;
         mailbox_counters.resize(subs.len(), 0);
-        let supervisor = Supervisor::new(
+        let assign: Vec<u16> = subs.iter().map(|s| s.dc_assign_activate).collect();
+        let mut supervisor = Supervisor::new(
             subs,
             configs,
             fmmus,
@@ -184,6 +196,9 @@ impl Runtime {
             act.target,
             act.timing,
         );
+        if let Some(d) = act.dc {
+            supervisor.set_sync0(d.cycle_ns, d.shift_ns, &assign);
+        }
         Ok(Runtime {
             link,
             engine,
@@ -197,6 +212,9 @@ impl Runtime {
             tx: vec![0; 1518],
             cycle: 0,
             probe: None,
+            dc: act.dc,
+            phase_lock: PhaseLock::default(),
+            correction_ns: 0,
         })
     }
 
@@ -314,11 +332,39 @@ impl Runtime {
         Ok(())
     }
 
-    /// Evaluate the working counters of every domain (IgH: `ecrt_domain_process`).
+    /// Evaluate the working counters of every domain (IgH: `ecrt_domain_process`), and in
+    /// master-follows-reference mode the phase of this cycle to SYNC0.
     pub fn process(&mut self) {
         for d in &mut self.domains {
             d.process();
         }
+        self.correction_ns = 0;
+        if let (Some(d), Some(t)) = (&self.dc, self.frames.dc_time()) {
+            if d.mode == DcMode::MasterFollowsReference {
+                self.correction_ns = self.phase_lock.update(t, d.cycle_ns, d.shift_ns);
+            }
+        }
+    }
+
+    /// In master-follows-reference mode: add this to the next wake-up (ns) to keep the send
+    /// instant at a constant phase to SYNC0. 0 otherwise.
+    pub fn dc_correction_ns(&self) -> i64 {
+        self.correction_ns
+    }
+
+    /// Phase error of the last cycle to its locked phase (master-follows-reference), ns.
+    pub fn dc_phase_error_ns(&self) -> i64 {
+        self.phase_lock.error_ns
+    }
+
+    /// The reference clock's time seen by the last cycle (ns since 2000).
+    pub fn dc_time(&self) -> Option<u64> {
+        self.frames.dc_time()
+    }
+
+    /// Sync monitor of the last cycle: upper bound of the largest |system time difference|.
+    pub fn dc_sync_monitor_ns(&self) -> Option<u32> {
+        self.frames.sync_monitor()
     }
 
     /// Send the cyclic frames (outputs as they are in the domain images now), then advance the
@@ -333,7 +379,11 @@ impl Runtime {
         let now = self.clock.now_ns();
         self.probe = self.frames.al_probe();
         self.cycle += 1;
-        self.frames.prepare(&mut self.domains, 0);
+        let master_time = match &self.dc {
+            Some(d) => (now as i64).wrapping_add(d.setup.master_base_ns) as u64,
+            None => 0,
+        };
+        self.frames.prepare(&mut self.domains, master_time);
         for n in 0..self.frames.frame_count() {
             let f = self.frames.frame(n, now);
             self.link.send(f)?;
@@ -351,6 +401,7 @@ impl Runtime {
             self.cycle,
             self.probe,
             &mut self.mailbox_counters,
+            self.frames.dc_time(),
         );
         let sup = &self.supervisor;
         self.sdo

@@ -58,6 +58,14 @@ impl SubDevice {
                     CategoryType::SyncM => syncm = c.data,
                     CategoryType::TxPdo => txpdo = c.data,
                     CategoryType::RxPdo => rxpdo = c.data,
+                    CategoryType::Dc => {
+                        if let Ok(modes) = sii::DcModes::new_checked(c.data) {
+                            self.dc_assign_activate = modes
+                                .map(|m| m.assign_activate)
+                                .find(|a| a & 0x0300 != 0)
+                                .unwrap_or(0);
+                        }
+                    }
                     _ => {}
                 },
                 Err(e) => {

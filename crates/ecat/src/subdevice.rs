@@ -215,6 +215,9 @@ pub struct SubDevice {
     pub sii_warnings: Vec<String>,
     /// Distributed clocks, once set up.
     pub dc: Option<DcInfo>,
+    /// AssignActivate of the first DC operating mode in the SII with SYNC signals (e.g. 0x0300),
+    /// 0 if the SII has none.
+    pub dc_assign_activate: u16,
 }
 
 impl SubDevice {

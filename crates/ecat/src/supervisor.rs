@@ -132,6 +132,7 @@ enum Phase {
     Request(AlState),
     Wait(AlState),
     Startup(usize),
+    Sync0(u8),
     PdSm(usize),
     Fmmus,
     Backoff { until: u64 },
@@ -150,6 +151,8 @@ struct Sub {
     startup: Vec<SdoOp>,
     /// The startup SDO in progress.
     job: Option<SdoJob>,
+    /// SYNC0 to program in PREOP (activation byte for 0x0981).
+    sync0: Option<u8>,
     lost_at_cycle: u64,
     wait_deadline: u64,
     status: AlStatus,
@@ -224,6 +227,10 @@ pub struct Supervisor {
     timing: SupervisorTiming,
     /// Probe result that counts as "all well" (WKC, state bits).
     expected_probe: (u16, u16),
+    /// SYNC0 cycle and shift (ns) when distributed clocks are on.
+    sync0: Option<(u64, u64)>,
+    /// The reference clock's time at the last cycle (from the cyclic FRMW).
+    dc_now: Option<u64>,
 }
 
 const MAX_EVENTS: usize = 1024;
@@ -255,6 +262,7 @@ impl Supervisor {
                 mailbox,
                 startup,
                 job: None,
+                sync0: None,
                 lost_at_cycle: 0,
                 wait_deadline: 0,
             })
@@ -265,6 +273,8 @@ impl Supervisor {
             events: VecDeque::with_capacity(MAX_EVENTS),
             timing,
             expected_probe: (0, 0),
+            sync0: None,
+            dc_now: None,
         };
         s.update_expected_probe();
         s
@@ -344,7 +354,11 @@ impl Supervisor {
         cycle: u64,
         probe: Option<(u16, u16)>,
         mailbox_counters: &mut [u8],
+        dc_now: Option<u64>,
     ) {
+        if dc_now.is_some() {
+            self.dc_now = dc_now;
+        }
         if let Some((status, wkc)) = probe {
             let (want_wkc, want_state) = self.expected_probe;
             if wkc != want_wkc || status != want_state {
@@ -371,6 +385,15 @@ impl Supervisor {
             } else {
                 self.step(i, engine, now, cycle);
             }
+        }
+    }
+
+    /// Program SYNC0 (cycle and shift in ns) on the SubDevices whose SII asks for it
+    /// (`assign_activate` per position; 0 = none), every time they are configured.
+    pub fn set_sync0(&mut self, cycle_ns: u64, shift_ns: u64, assign_activate: &[u16]) {
+        self.sync0 = Some((cycle_ns, shift_ns));
+        for (s, &aa) in self.subs.iter_mut().zip(assign_activate) {
+            s.sync0 = (aa & 0x0300 != 0).then_some((aa >> 8) as u8);
         }
     }
 
@@ -459,6 +482,15 @@ impl Supervisor {
 
     /// After PREOP work (startup SDOs done): process data SMs, FMMUs, or SAFEOP.
     fn after_startup(&self, i: usize) -> Phase {
+        if self.subs[i].sync0.is_some() && self.sync0.is_some() {
+            Phase::Sync0(0)
+        } else {
+            self.after_sync0(i)
+        }
+    }
+
+    /// After SYNC0 programming: process data SMs, FMMUs, or SAFEOP.
+    fn after_sync0(&self, i: usize) -> Phase {
         if !self.subs[i].config.sync.is_empty() {
             Phase::PdSm(0)
         } else {
@@ -613,6 +645,32 @@ impl Supervisor {
                 s.wait_deadline = now + self.timing.transition_timeout;
                 (Command::Fpwr, st, reg::AL_CONTROL, put(&c))
             }
+            Phase::Sync0(step) => {
+                let (cycle, shift) = self.sync0.unwrap_or((1_000_000, 0));
+                let act = s.sync0.unwrap_or(0x03);
+                match step {
+                    0 => (Command::Fpwr, st, reg::DC_ACTIVATION, put(&[0])),
+                    1 => {
+                        // Start 50 ms (or 10 cycles) ahead, aligned to the cycle.
+                        let now = self.dc_now?;
+                        let lead = (cycle * 10).max(50_000_000);
+                        let start = crate::dc::setup::sync0_start(now, cycle, shift, lead);
+                        (
+                            Command::Fpwr,
+                            st,
+                            reg::DC_START_TIME,
+                            put(&start.to_le_bytes()),
+                        )
+                    }
+                    2 => (
+                        Command::Fpwr,
+                        st,
+                        reg::DC_SYNC0_CYCLE,
+                        put(&(cycle as u32).to_le_bytes()),
+                    ),
+                    _ => (Command::Fpwr, st, reg::DC_ACTIVATION, put(&[act])),
+                }
+            }
             Phase::PdSm(k) => {
                 let sync = &s.config.sync[k];
                 let mut b = [0u8; 8];
@@ -728,6 +786,8 @@ impl Supervisor {
                 }
             }
             Phase::Mailbox => Phase::Request(AlState::PreOp),
+            Phase::Sync0(step) if step < 3 => Phase::Sync0(step + 1),
+            Phase::Sync0(_) => self.after_sync0(i),
             Phase::Request(s) => Phase::Wait(s),
             Phase::PdSm(k) => {
                 if k + 1 < self.subs[i].config.sync.len() {
