@@ -72,6 +72,7 @@ const fn with(spec: &'static DeviceSpec, chip: EscChip, b: fn() -> Box<dyn Behav
 const ET1100_MII_EBUS_MII: EscChip = EscChip::et1100(0x3B);
 const ET1100_EBUS: EscChip = EscChip::et1100(0x0A);
 const ET1100_MII: EscChip = EscChip::et1100(0x0F);
+const ET1100_EBUS_EBUS_MII_MII: EscChip = EscChip::et1100(0xFA);
 
 static MODELS: &[Model] = &[
     esc(&beckhoff::EK1100, ET1100_MII_EBUS_MII),
@@ -92,6 +93,7 @@ static MODELS: &[Model] = &[
         behaviour::analog_inputs,
     ),
     esc(&beckhoff::EL4132, ET1100_EBUS),
+    esc(&beckhoff::EK1122, ET1100_EBUS_EBUS_MII_MII),
     with(&servo::SERVO402, ET1100_MII, behaviour::servo),
 ];
 
@@ -257,5 +259,6 @@ mod tests {
     fn port_descriptor_from_general() {
         assert_eq!(port_descriptor(0x0131), 0x3B);
         assert_eq!(port_descriptor(0x0033), 0x0A);
+        assert_eq!(port_descriptor(0x1133), 0xFA);
     }
 }
