@@ -289,7 +289,11 @@ fn wire(
                 e.drift_ppm.as_ref().map_or(0, |v| v.span().start),
                 e.drift_ppm.is_some(),
             ),
-            ("start_offset_ns", span(&e.start_offset_ns), e.start_offset_ns.is_some()),
+            (
+                "start_offset_ns",
+                span(&e.start_offset_ns),
+                e.start_offset_ns.is_some(),
+            ),
             ("dc_bits", span(&e.dc_bits), e.dc_bits.is_some()),
         ];
         if let Some((k, s, _)) = keys.iter().find(|k| k.2) {
@@ -353,10 +357,7 @@ fn wire(
             }
             v
         }
-        None => (0..me)
-            .rev()
-            .find(|&i| nodes[i].esc.is_some())
-            .unwrap_or(0),
+        None => (0..me).rev().find(|&i| nodes[i].esc.is_some()).unwrap_or(0),
     };
     let pesc = nodes[parent].esc.as_ref().expect("checked above");
     let used = |port: usize| {
@@ -406,7 +407,10 @@ fn wire(
             None => {
                 return Err(invalid(
                     here,
-                    format!("entry {parent} ({}) has no free port left", nodes[parent].order),
+                    format!(
+                        "entry {parent} ({}) has no free port left",
+                        nodes[parent].order
+                    ),
                 ))
             }
         },

@@ -14,11 +14,14 @@
 //! **Time.** `now_ns` is the network's true time at which the frame leaves the MainDevice. It
 //! reaches each ESC port at a true time accumulated hop by hop along its real path: each
 //! cable adds the `cable_ns` of the SubDevice it leads to (the first SubDevice's cable comes
-//! from the MainDevice), and inside an ESC sending the frame out of a port with a link, port
-//! 0 included on the way back, takes its `forward_ns` after the frame arrived at the port
-//! before (the same in processing and forwarding direction; closed ports add nothing). With
-//! that model the MainDevice's delay measurement (§8.3, internal processing/forwarding
-//! difference ignored) is exact: [`Network::frame_passages`] gives the true times for tests.
+//! from the MainDevice), and inside an ESC the frame takes `forward_ns` from one port to the
+//! next port with a link (port 0 included on the way back), the same in processing and
+//! forwarding direction; closed ports add nothing. The receive time is latched half-way
+//! (`forward_ns / 2` after the frame reaches the port), so that the one-way delay between two
+//! ESCs' latch points is the same out and back even when their forwarding delays differ:
+//! the MainDevice's delay measurement (§8.3, processing/forwarding difference ignored) is
+//! then exact up to rounding (½ ns per hop when forwarding delays are odd) and the clocks'
+//! drift during the round trip. [`Network::frame_passages`] gives the true times for tests.
 //! Defaults ([`DEFAULT_CABLE_NS`] …) are in [`Wiring`].
 //!
 //! Before any ESC sees the frame it is checked as a whole: EtherType 0x88A4, EtherCAT header
@@ -331,28 +334,34 @@ impl Network {
         out
     }
 
-    /// The frame enters ESC `k` at true time `t`; returns when it leaves port 0 again.
+    /// The frame reaches port 0 of ESC `k` at true time `t`; returns when it leaves port 0
+    /// again. Inside an ESC a frame is latched (and, at port 0, processed) `in` ns after it
+    /// reaches a port and leaves the next port with a link `out` ns after that latch
+    /// (`in + out = forward_ns`, the halves of it): so the hop between two latches is the
+    /// same on the way out and back, which is what the MainDevice's measurement assumes.
     fn visit(&self, k: usize, t: u64, live: &[bool], out: &mut [Option<FramePassage>]) -> u64 {
         let on = self.plugged[k];
         let fwd = if on { self.wiring[k].forward_ns } else { 0 };
+        let (fin, fout) = (fwd / 2, fwd - fwd / 2);
+        let entry = t + fin;
         let mut p = FramePassage {
-            ports: [Some(t), None, None, None],
-            epu: t,
+            ports: [Some(entry), None, None, None],
+            epu: entry,
         };
-        let mut now = t;
+        let mut now = entry;
         for port in [3, 1, 2] {
             let Some(c) = self.children[k][port].filter(|&c| live[c]) else {
                 continue;
             };
             let cable = self.wiring[c].cable_ns;
-            let back = self.visit(c, now + fwd + cable, live, out) + cable;
+            let back = self.visit(c, now + fout + cable, live, out) + cable + fin;
             p.ports[port] = Some(back);
             now = back;
         }
         if on {
             out[k] = Some(p);
         }
-        now + fwd
+        now + fout
     }
 
     /// Run every ESC's SYNC unit up to true time `now_ns` (frames do this themselves), so

@@ -22,18 +22,21 @@
 //!   Δ = (local copy at EPU arrival − delay) − received and feeds the control loop; a write of
 //!   only the low 4 bytes (or a 32-bit DC) compares modulo 2³².
 //!
-//! **Control loop.** A real ESC corrects by running its copy slightly faster or slower. This
-//! one is a PI loop on the clock *speed*: after each Δ (measured `h` local ns after the
-//! previous one) the correction rate becomes `freq − a·Δ/h`, bounded by ±[`MAX_RATE`]
-//! (1000 ppm), and while not bounded the integral `freq` (the learned drift) moves by
-//! `−b·Δ/h` with `b = a²/4` (critically damped: Δ shrinks by a factor `1 − a/2` per
-//! update). The gain `a = 0.5·min(1, 0x1000 / speed_counter_start(0x0930))`, so a larger
-//! 0x0930 makes the loop smoother, as on a real ESC (the exact relation is ours). 0x092C shows
-//! the filtered mean |Δ| (IIR with depth 0x0934: `mean += (|Δ| − mean)/2^depth`) with bit 31
-//! set when the local copy is *smaller* than the received time (B2; reference §12). 0x0932
-//! shows the learned speed deviation in units of 0.1 ppm (our scale, unverified). Writing
-//! 0x0930 resets 0x092C, 0x0932 and the loop state; writing 0x0920 makes the copy exactly
-//! `local + offset` again (the accumulated correction is dropped, the learned speed kept).
+//! **Control loop.** A real ESC corrects by running its copy slightly faster or slower; its
+//! loop runs in the clock domain, not per frame. This one is a PI loop on the clock *speed*
+//! with time constants in local time: after each Δ (measured `h` local ns after the previous
+//! one) the correction rate becomes `freq − Δ/τ`, bounded by ±[`MAX_RATE`] (1000 ppm), and
+//! while not bounded the integral `freq` (the learned drift) moves by `−Δ·h/τi²`, `τi = 2τ`
+//! (critically damped). `τ = max(2h, LOOP_TAU_NS · 0x0930/0x1000)` (1 ms at the reset value;
+//! a larger 0x0930 makes the loop smoother, as on a real ESC — the exact relation is ours), so
+//! the 1 ns granularity of Δ does not turn into speed noise when frames come every few µs,
+//! and the loop stays stable when they come rarely. Δ jumps (offset changes) are slewed at
+//! most at 1000 ppm: 1 µs takes 1 ms. 0x092C shows the filtered mean |Δ| (IIR with depth
+//! 0x0934: `mean += (|Δ| − mean)/2^depth`) with bit 31 set when the local copy is *smaller*
+//! than the received time (B2; reference §12). 0x0932 shows the learned speed deviation in
+//! units of 0.1 ppm (our scale, unverified). Writing 0x0930 resets 0x092C, 0x0932 and the loop
+//! state; writing 0x0920 makes the copy exactly `local + offset` again (the accumulated
+//! correction is dropped, the learned speed kept).
 //!
 //! **SYNC unit.** Writing 0x0981 with bit 0 (cyclic unit) and bit 1 (SYNC0) and/or bit 2
 //! (SYNC1) set arms it with the start time 0x0990: the first SYNC0 pulse comes when the local
@@ -58,6 +61,9 @@ pub const PULSE_LOG: usize = 1024;
 
 /// Largest correction rate of the control loop (ns of correction per local ns).
 pub const MAX_RATE: f64 = 1e-3;
+
+/// Time constant of the control loop's proportional part (ns) with 0x0930 = 0x1000.
+pub const LOOP_TAU_NS: f64 = 1e6;
 
 /// How an ESC's local clock runs against network (true) time.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -195,10 +201,7 @@ impl Esc {
     pub fn system_time(&self, t_ns: u64) -> u64 {
         let local = self.dc.clock.local(t_ns);
         let c = self.correction_at(local).floor() as i64;
-        local
-            .wrapping_add(self.dc_offset())
-            .wrapping_add(c as u64)
-            & self.dc_mask()
+        local.wrapping_add(self.dc_offset()).wrapping_add(c as u64) & self.dc_mask()
     }
 
     /// Current correction speed of the control loop, in ppm (positive: the copy runs faster
@@ -342,14 +345,14 @@ impl Esc {
         self.dc.last_cmp_local = Some(local);
         let Some(h) = h else { return };
         let start = (self.get16(0x0930) & 0x7FFF).max(1) as f64;
-        let a = 0.5 * (4096.0 / start).min(1.0);
-        let b = a * a / 4.0;
-        let r = self.dc.freq - a * delta / h;
+        let tau = (h / 0.5).max(LOOP_TAU_NS * (start / 4096.0).max(1.0 / 16.0));
+        let taui = 2.0 * tau;
+        let r = self.dc.freq - delta / tau;
         if r.abs() > MAX_RATE {
             self.dc.rate = r.clamp(-MAX_RATE, MAX_RATE);
         } else {
             self.dc.rate = r;
-            self.dc.freq = (self.dc.freq - b * delta / h).clamp(-MAX_RATE, MAX_RATE);
+            self.dc.freq = (self.dc.freq - delta * h / (taui * taui)).clamp(-MAX_RATE, MAX_RATE);
         }
         let scd = (self.dc.freq * 1e7)
             .round()
@@ -409,10 +412,9 @@ impl Esc {
         let span = self.system_time(t).wrapping_sub(self.system_time(from)) & mask;
         let cycle0 = self.read_u32(0x09A0) as u64;
         let cycle1 = self.read_u32(0x09A4) as u64;
-        let (n1, r1) = if cycle0 == 0 {
-            (0, cycle1)
-        } else {
-            (cycle1 / cycle0, cycle1 % cycle0)
+        let (n1, r1) = match (cycle1.checked_div(cycle0), cycle1.checked_rem(cycle0)) {
+            (Some(n), Some(r)) => (n, r),
+            _ => (0, cycle1),
         };
         let pulse_at = |w: u64| from + (w as f64 / k).round() as u64;
         // Skip pulses that would fall out of the log anyway.
@@ -435,7 +437,7 @@ impl Esc {
                 s.count0 += 1;
                 s.last0 = Some(tp);
             }
-            if s.sync1 && (n1 == 0 || (s.index + 1) % n1 == 0) {
+            if s.sync1 && (n1 == 0 || (s.index + 1).is_multiple_of(n1)) {
                 s.pending1.push_back(tp + (r1 as f64 / k).round() as u64);
                 if s.pending1.len() > PULSE_LOG {
                     s.pending1.pop_front();

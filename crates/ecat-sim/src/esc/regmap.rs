@@ -100,7 +100,10 @@ impl MapShape {
             _ if !self.dc_units => Absent,
             // 32-bit DCs implement only the low 4 bytes of the system time, its offset and
             // the start/next-SYNC times (reference §8.1).
-            0x0914..=0x0917 | 0x091C..=0x091F | 0x0924..=0x0927 | 0x0994..=0x0997
+            0x0914..=0x0917
+            | 0x091C..=0x091F
+            | 0x0924..=0x0927
+            | 0x0994..=0x0997
             | 0x099C..=0x099F
                 if self.features & features::DC_64BIT == 0 =>
             {
