@@ -6,6 +6,8 @@
 //!
 //! [[subdevice]]
 //! sii = "dumps/el2004.bin"   # relative to this file
+//! chip = "ET1200"            # sii entries: "ET1100" (default) or "ET1200" (a small ESC
+//!                            # whose DC system time exists only with SYNC/latch units on)
 //! alias = 7                  # stored in the SII, loaded into 0x0012 at power-up
 //! name = "left door outputs"
 //! ```
@@ -141,6 +143,7 @@ struct EntryRepr {
     drift_ppm: Option<Spanned<f64>>,
     start_offset_ns: Option<Spanned<u64>>,
     dc_bits: Option<Spanned<u64>>,
+    chip: Option<Spanned<String>>,
 }
 
 /// 1-based line of byte `offset` in `text`.
@@ -188,6 +191,12 @@ pub(crate) fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<NetFile
         let node = match (&e.model, &e.sii) {
             (Some(m), None) => {
                 let loc = at(m.span().start);
+                if let Some(c) = &e.chip {
+                    return Err(SimError::Invalid {
+                        location: at(c.span().start),
+                        message: "`chip` only applies to `sii` entries (catalogue models know their chip); remove it".into(),
+                    });
+                }
                 let Some(model) = devices::find(m.get_ref()) else {
                     return Err(SimError::UnknownModel {
                         location: loc,
@@ -219,7 +228,18 @@ pub(crate) fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<NetFile
                 if let Some(a) = alias {
                     devices::set_alias(&mut image, a);
                 }
-                let esc = devices::esc_from_sii(image)
+                let chip = match e.chip.as_ref().map(|c| c.get_ref().to_ascii_uppercase()) {
+                    None => crate::esc::EscChip::et1100(0),
+                    Some(c) if c == "ET1100" => crate::esc::EscChip::et1100(0),
+                    Some(c) if c == "ET1200" => crate::esc::EscChip::et1200(),
+                    Some(c) => {
+                        return Err(SimError::Invalid {
+                            location: at(e.chip.as_ref().map_or(0, |c| c.span().start)),
+                            message: format!("unknown chip \"{c}\"; use \"ET1100\" or \"ET1200\""),
+                        })
+                    }
+                };
+                let esc = devices::esc_from_sii_on(image, chip)
                     .map_err(|err| SimError::bad_sii(&loc, path.clone(), err))?;
                 let info = esc.info();
                 let order = if info.order.is_empty() {

@@ -197,6 +197,13 @@ fn port_descriptor(ports: u16) -> u8 {
 /// Build a SubDevice from a raw SII image (validated by [`SiiInfo::parse`]). The chip is an
 /// ET1100-like ESC with the ports the SII names.
 pub fn esc_from_sii(image: Vec<u8>) -> Result<Esc, SiiError> {
+    esc_from_sii_on(image, EscChip::et1100(0))
+}
+
+/// Build a SubDevice from a raw SII image on the given chip (its port descriptor is replaced
+/// by the ports the SII names), e.g. [`EscChip::et1200`] for terminals whose ESC has the
+/// DC system-time unit only when the SII enables the SYNC/latch units.
+pub fn esc_from_sii_on(image: Vec<u8>, chip: EscChip) -> Result<Esc, SiiError> {
     let info = SiiInfo::parse(&image)?;
     let ports = ecat_wire::sii::Sii::new(&image)
         .ok()
@@ -207,7 +214,14 @@ pub fn esc_from_sii(image: Vec<u8>) -> Result<Esc, SiiError> {
     if desc == 0 {
         desc = 0x0A;
     }
-    Ok(Esc::new(EscChip::et1100(desc), image, info))
+    Ok(Esc::new(
+        EscChip {
+            port_descriptor: desc,
+            ..chip
+        },
+        image,
+        info,
+    ))
 }
 
 #[cfg(test)]
