@@ -6,6 +6,8 @@
 //!
 //! [[subdevice]]
 //! sii = "dumps/el2004.bin"   # relative to this file
+//! chip = "ET1200"            # sii entries: "ET1100" (default) or "ET1200" (a small ESC
+//!                            # whose DC system time exists only with SYNC/latch units on)
 //! alias = 7                  # stored in the SII, loaded into 0x0012 at power-up
 //! name = "left door outputs"
 //! ```
@@ -34,6 +36,48 @@
 //! power_cycled = true       # replug only; default false
 //! ```
 //!
+//! Wiring and clocks (distributed clocks, see [`crate::Network`] for the time model). By
+//! default every SubDevice hangs on port 1 of the SubDevice entry before it (a line). A branch
+//! names where it hangs: `parent` is the 0-based index of an earlier `[[subdevice]]` entry
+//! (passive terminals count as entries but cannot be parents), `port` the parent's port
+//! (1, 2 or 3, implemented by the parent's chip and not used by another entry). `port`
+//! alone means the entry before; `parent` alone the parent's first free port of 1, 3, 2.
+//! SubDevices are numbered (auto-increment positions) depth-first through ports 3, 1, 2, as
+//! the frame passes them.
+//!
+//! ```toml
+//! dc_seed = 7                # seeds the clocks not given below (default 0)
+//!
+//! [[subdevice]]              # entry 0
+//! model = "EK1100"
+//! cable_ns = 10              # delay of the cable to port 0 (here from the MainDevice)
+//! forward_ns = 250           # this ESC's forwarding delay, port to port, both directions
+//! drift_ppm = 20.0           # local clock drift (default: random within ±100)
+//! start_offset_ns = 123456   # local time at network time 0 (default: random < 2^32)
+//!
+//! [[subdevice]]              # entry 1, on port 1 of entry 0
+//! model = "EK1122"
+//!
+//! [[subdevice]]              # entry 2: a branch on the EK1122's port 3
+//! model = "ECAT-SERVO-402"
+//! parent = 1
+//! port = 3
+//! cable_ns = 25              # 5 m of Ethernet cable
+//!
+//! [[subdevice]]              # entry 3, on port 1 of entry 2
+//! model = "ECAT-SERVO-402"
+//! dc_bits = 32               # a 32-bit DC (feature register bit 3 clear); default 64
+//!
+//! [[subdevice]]              # entry 4: back on the EK1100's second Ethernet port
+//! model = "ECAT-SERVO-402"
+//! parent = 0
+//! port = 2
+//! ```
+//!
+//! Defaults: cable 10 ns where either end is an Ethernet (MII) port or for the cable from the
+//! MainDevice, 2 ns between E-Bus terminals; forwarding 150 ns for ESCs entered through E-Bus,
+//! 250 ns through MII.
+//!
 //! Each error names `file:line` (from the TOML spans) and says what to do; an unknown model
 //! lists the valid ones.
 
@@ -53,6 +97,7 @@ struct FileRepr {
     faults: Option<FaultsRepr>,
     #[serde(default)]
     event: Vec<Spanned<EventRepr>>,
+    dc_seed: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -81,6 +126,7 @@ pub(crate) struct NetFile {
     pub nodes: Vec<Node>,
     pub faults: Option<Faults>,
     pub events: Vec<FaultEvent>,
+    pub dc_seed: u64,
 }
 
 #[derive(Deserialize)]
@@ -90,6 +136,14 @@ struct EntryRepr {
     sii: Option<Spanned<String>>,
     alias: Option<Spanned<u16>>,
     name: Option<String>,
+    parent: Option<Spanned<u64>>,
+    port: Option<Spanned<u64>>,
+    cable_ns: Option<Spanned<u64>>,
+    forward_ns: Option<Spanned<u64>>,
+    drift_ppm: Option<Spanned<f64>>,
+    start_offset_ns: Option<Spanned<u64>>,
+    dc_bits: Option<Spanned<u64>>,
+    chip: Option<Spanned<String>>,
 }
 
 /// 1-based line of byte `offset` in `text`.
@@ -108,11 +162,11 @@ pub(crate) fn node_from_model(
     alias: Option<u16>,
     name: Option<String>,
 ) -> Node {
-    Node {
-        esc: model.build(serial, alias),
-        name: name.unwrap_or_else(|| model.description().to_string()),
-        order: model.name.to_string(),
-    }
+    Node::new(
+        model.build(serial, alias),
+        name.unwrap_or_else(|| model.description().to_string()),
+        model.name.to_string(),
+    )
 }
 
 /// Parse a network file.
@@ -137,6 +191,12 @@ pub(crate) fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<NetFile
         let node = match (&e.model, &e.sii) {
             (Some(m), None) => {
                 let loc = at(m.span().start);
+                if let Some(c) = &e.chip {
+                    return Err(SimError::Invalid {
+                        location: at(c.span().start),
+                        message: "`chip` only applies to `sii` entries (catalogue models know their chip); remove it".into(),
+                    });
+                }
                 let Some(model) = devices::find(m.get_ref()) else {
                     return Err(SimError::UnknownModel {
                         location: loc,
@@ -168,7 +228,18 @@ pub(crate) fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<NetFile
                 if let Some(a) = alias {
                     devices::set_alias(&mut image, a);
                 }
-                let esc = devices::esc_from_sii(image)
+                let chip = match e.chip.as_ref().map(|c| c.get_ref().to_ascii_uppercase()) {
+                    None => crate::esc::EscChip::et1100(0),
+                    Some(c) if c == "ET1100" => crate::esc::EscChip::et1100(0),
+                    Some(c) if c == "ET1200" => crate::esc::EscChip::et1200(),
+                    Some(c) => {
+                        return Err(SimError::Invalid {
+                            location: at(e.chip.as_ref().map_or(0, |c| c.span().start)),
+                            message: format!("unknown chip \"{c}\"; use \"ET1100\" or \"ET1200\""),
+                        })
+                    }
+                };
+                let esc = devices::esc_from_sii_on(image, chip)
                     .map_err(|err| SimError::bad_sii(&loc, path.clone(), err))?;
                 let info = esc.info();
                 let order = if info.order.is_empty() {
@@ -181,11 +252,7 @@ pub(crate) fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<NetFile
                 } else {
                     info.name.clone()
                 };
-                Node {
-                    name: e.name.clone().unwrap_or(default_name),
-                    order,
-                    esc: Some(esc),
-                }
+                Node::new(Some(esc), e.name.clone().unwrap_or(default_name), order)
             }
             (Some(_), Some(_)) => {
                 return Err(SimError::Invalid {
@@ -200,6 +267,8 @@ pub(crate) fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<NetFile
                 })
             }
         };
+        let mut node = node;
+        wire(&mut node, &nodes, e, &at)?;
         nodes.push(node);
     }
     let escs = nodes.iter().filter(|n| n.esc.is_some()).count();
@@ -216,7 +285,158 @@ pub(crate) fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<NetFile
         nodes,
         faults,
         events,
+        dc_seed: file.dc_seed.unwrap_or(0),
     })
+}
+
+/// Apply the wiring and clock keys of entry `e` to `node` (the entries before are `nodes`).
+fn wire(
+    node: &mut Node,
+    nodes: &[Node],
+    e: &EntryRepr,
+    at: &dyn Fn(usize) -> String,
+) -> Result<(), SimError> {
+    let me = nodes.len();
+    let span = |s: &Option<Spanned<u64>>| s.as_ref().map_or(0, |v| v.span().start);
+    let Some(esc) = node.esc.as_mut() else {
+        let keys: [(&str, usize, bool); 7] = [
+            ("parent", span(&e.parent), e.parent.is_some()),
+            ("port", span(&e.port), e.port.is_some()),
+            ("cable_ns", span(&e.cable_ns), e.cable_ns.is_some()),
+            ("forward_ns", span(&e.forward_ns), e.forward_ns.is_some()),
+            (
+                "drift_ppm",
+                e.drift_ppm.as_ref().map_or(0, |v| v.span().start),
+                e.drift_ppm.is_some(),
+            ),
+            (
+                "start_offset_ns",
+                span(&e.start_offset_ns),
+                e.start_offset_ns.is_some(),
+            ),
+            ("dc_bits", span(&e.dc_bits), e.dc_bits.is_some()),
+        ];
+        if let Some((k, s, _)) = keys.iter().find(|k| k.2) {
+            return Err(invalid(
+                at(*s),
+                format!("a passive terminal is not on the frame path and has no `{k}`; remove it"),
+            ));
+        }
+        return Ok(());
+    };
+    if let Some(b) = &e.dc_bits {
+        match *b.get_ref() {
+            32 => esc.set_dc_64bit(false),
+            64 => esc.set_dc_64bit(true),
+            v => {
+                return Err(invalid(
+                    at(b.span().start),
+                    format!("`dc_bits` is 32 or 64, not {v}"),
+                ))
+            }
+        }
+    }
+    if let Some(d) = &e.drift_ppm {
+        let v = *d.get_ref();
+        if !v.is_finite() || v.abs() > 500.0 {
+            return Err(invalid(
+                at(d.span().start),
+                format!("`drift_ppm` must be within ±500 (a real quartz is within ±100), not {v}"),
+            ));
+        }
+        node.drift_ppm = Some(v);
+    }
+    node.cable_ns = e.cable_ns.as_ref().map(|v| *v.get_ref());
+    node.forward_ns = e.forward_ns.as_ref().map(|v| *v.get_ref());
+    node.start_offset_ns = e.start_offset_ns.as_ref().map(|v| *v.get_ref());
+    let first_esc = !nodes.iter().any(|n| n.esc.is_some());
+    if e.parent.is_none() && e.port.is_none() {
+        return Ok(());
+    }
+    let here = at(e.parent.as_ref().map_or(span(&e.port), |p| p.span().start));
+    if first_esc {
+        return Err(invalid(
+            here,
+            "the first SubDevice with an ESC is wired to the MainDevice and has no `parent` or `port`; remove them".into(),
+        ));
+    }
+    let parent = match &e.parent {
+        Some(p) => {
+            let v = *p.get_ref() as usize;
+            if v >= me {
+                return Err(invalid(
+                    at(p.span().start),
+                    format!("`parent = {v}` must name an earlier [[subdevice]] entry (0..{me}, counted from 0 in this file)"),
+                ));
+            }
+            if nodes[v].esc.is_none() {
+                return Err(invalid(
+                    at(p.span().start),
+                    format!("entry {v} ({}) is a passive terminal and has no ports; name an entry with an ESC", nodes[v].order),
+                ));
+            }
+            v
+        }
+        None => (0..me).rev().find(|&i| nodes[i].esc.is_some()).unwrap_or(0),
+    };
+    let pesc = nodes[parent].esc.as_ref().expect("checked above");
+    let used = |port: usize| {
+        nodes.iter().enumerate().any(|(i, n)| {
+            n.esc.is_some()
+                && match n.parent {
+                    Some(pp) => pp == (parent, port),
+                    // Default wiring: port 1 of the ESC entry before.
+                    None => {
+                        port == 1
+                            && i > 0
+                            && (0..i).rev().find(|&j| nodes[j].esc.is_some()) == Some(parent)
+                    }
+                }
+        })
+    };
+    let free: Vec<usize> = [1, 3, 2]
+        .into_iter()
+        .filter(|&p| pesc.port_implemented(p) && !used(p))
+        .collect();
+    let port = match &e.port {
+        Some(p) => {
+            let v = *p.get_ref() as usize;
+            let ok = (1..4).contains(&v) && pesc.port_implemented(v);
+            if !ok {
+                return Err(invalid(
+                    at(p.span().start),
+                    format!(
+                        "entry {parent} ({}) has no port {v} to plug into; its free ports are {:?} (port 0 faces the MainDevice)",
+                        nodes[parent].order, free
+                    ),
+                ));
+            }
+            if used(v) {
+                return Err(invalid(
+                    at(p.span().start),
+                    format!(
+                        "port {v} of entry {parent} ({}) is already used by another entry; its free ports are {:?}",
+                        nodes[parent].order, free
+                    ),
+                ));
+            }
+            v
+        }
+        None => match free.first() {
+            Some(&p) => p,
+            None => {
+                return Err(invalid(
+                    here,
+                    format!(
+                        "entry {parent} ({}) has no free port left",
+                        nodes[parent].order
+                    ),
+                ))
+            }
+        },
+    };
+    node.parent = Some((parent, port));
+    Ok(())
 }
 
 fn invalid(location: String, message: String) -> SimError {

@@ -1,10 +1,28 @@
-//! A line of SubDevices and the path a frame takes through it.
+//! The SubDevices, how they are wired, and the path a frame takes through them.
 //!
-//! The MainDevice's frame enters port 0 of the first ESC; each ESC executes every datagram in
-//! processing direction and passes the frame on through port 1; the last ESC loops it back
-//! and the frame returns through the others (forwarding only) to the MainDevice. So
-//! processing is simply "ESC 0 over the whole frame, then ESC 1, …". Passive terminals
-//! (EL9011, …) are listed in the network but are not on the frame path.
+//! The MainDevice's frame enters port 0 of the first ESC. Every ESC executes the datagrams as
+//! the frame passes its processing unit (entering port 0), then sends the frame out of its
+//! other ports in processing order 3 → 1 → 2 (reference §1.5); a port with a link leads to a
+//! SubDevice and the frame comes back through it, a port without link is closed and the frame
+//! loops past it inside the ESC. So the ESCs process a frame depth-first through ports
+//! 3, 1, 2, and that is also their auto-increment order: position `k` here (for
+//! [`Network::subdevice`] and every other `position`) is that order. A line is the special
+//! case where every SubDevice hangs on port 1 of the one before; junctions (EK1100 port 2,
+//! EK1122 ports 2/3) make branches. Passive terminals (EL9011, …) are listed in the network
+//! but are not on the frame path.
+//!
+//! **Time.** `now_ns` is the network's true time at which the frame leaves the MainDevice. It
+//! reaches each ESC port at a true time accumulated hop by hop along its real path: each
+//! cable adds the `cable_ns` of the SubDevice it leads to (the first SubDevice's cable comes
+//! from the MainDevice), and inside an ESC the frame takes `forward_ns` from one port to the
+//! next port with a link (port 0 included on the way back), the same in processing and
+//! forwarding direction; closed ports add nothing. The receive time is latched half-way
+//! (`forward_ns / 2` after the frame reaches the port), so that the one-way delay between two
+//! ESCs' latch points is the same out and back even when their forwarding delays differ:
+//! the MainDevice's delay measurement (§8.3, processing/forwarding difference ignored) is
+//! then exact up to rounding (½ ns per hop when forwarding delays are odd) and the clocks'
+//! drift during the round trip. [`Network::frame_passages`] gives the true times for tests.
+//! Defaults ([`DEFAULT_CABLE_NS`] …) are in [`Wiring`].
 //!
 //! Before any ESC sees the frame it is checked as a whole: EtherType 0x88A4, EtherCAT header
 //! type 1, a length that fits, and a datagram chain that ends inside that length. Anything
@@ -12,13 +30,13 @@
 //! invalid-frame counter 0x0300, as the receiving port would).
 //!
 //! Faults ([`crate::faults`]) decide each frame's fate: lost or corrupted at some hop, delayed,
-//! duplicated. Unplugged SubDevices are off the frame path (as behind an open junction port),
-//! so the auto-increment positions behind them shift; the test API (`subdevice`, `outputs`,
-//! `set_inputs`, `unplug`, …) keeps addressing ESCs by their fixed index in wiring order.
+//! duplicated. Unplugged SubDevices are off the frame path (bypassed: the frame passes on to
+//! what hangs behind them without delay), so the auto-increment positions behind them shift;
+//! the test API (`subdevice`, `outputs`, `set_inputs`, `unplug`, …) keeps addressing ESCs by
+//! their fixed position with everything plugged.
 
-use crate::devices;
 use crate::error::SimError;
-use crate::esc::Esc;
+use crate::esc::{DcClock, Esc, FramePassage};
 use crate::faults::{DropReason, FaultEvent, Faults, FrameFate, Rng, Roll};
 use crate::netfile;
 use ecat_wire::frame::{EcatFrame, EthernetFrame, ETHERTYPE_ETHERCAT};
@@ -52,12 +70,59 @@ pub struct SimCounters {
     pub duplicated: u64,
 }
 
-/// One entry of the line.
+/// One entry of the network (file order).
 #[derive(Debug)]
 pub(crate) struct Node {
     pub esc: Option<Esc>,
     pub name: String,
     pub order: String,
+    /// Node index and port of the ESC this one hangs on (`None`: the first ESC, or the
+    /// default: port 1 of the ESC entry before).
+    pub parent: Option<(usize, usize)>,
+    pub cable_ns: Option<u64>,
+    pub forward_ns: Option<u64>,
+    pub drift_ppm: Option<f64>,
+    pub start_offset_ns: Option<u64>,
+}
+
+impl Node {
+    pub(crate) fn new(esc: Option<Esc>, name: String, order: String) -> Node {
+        Node {
+            esc,
+            name,
+            order,
+            parent: None,
+            cable_ns: None,
+            forward_ns: None,
+            drift_ppm: None,
+            start_offset_ns: None,
+        }
+    }
+}
+
+/// Default cable delay (ns) of an Ethernet cable (a port 0 or parent port with MII): about
+/// 2 m at 5 ns/m. Also the cable from the MainDevice to the first SubDevice.
+pub const DEFAULT_CABLE_NS: u64 = 10;
+/// Default delay (ns) between two E-Bus terminals side by side (contacts only).
+pub const DEFAULT_EBUS_CABLE_NS: u64 = 2;
+/// Default forwarding delay (ns) of an ESC whose port 0 is E-Bus (terminals, EK1122): in
+/// the range the EL2828/EL2889 of `replay-dc.pcapng` show (≈ 150 ns per hop).
+pub const DEFAULT_EBUS_FORWARD_NS: u64 = 150;
+/// Default forwarding delay (ns) of an ESC whose port 0 is MII (EK1100, drives): PHYs add
+/// their receive and transmit latency.
+pub const DEFAULT_MII_FORWARD_NS: u64 = 250;
+/// Default range of random drifts (± ppm).
+pub const DEFAULT_DRIFT_PPM: f64 = 100.0;
+
+/// How one ESC is wired.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Wiring {
+    /// Position and port of the ESC this one hangs on; `None` for the first.
+    pub parent: Option<(usize, usize)>,
+    /// Cable delay (ns) from the parent's port (or the MainDevice) to port 0, each way.
+    pub cable_ns: u64,
+    /// Forwarding delay (ns) of this ESC from one port to the next, in both directions.
+    pub forward_ns: u64,
 }
 
 /// What a network file or preset line holds, for listings.
@@ -98,23 +163,113 @@ pub struct Network {
     pub(crate) rng: Rng,
     /// Scheduled events, sorted by time.
     pub(crate) events: Vec<FaultEvent>,
+    /// Per ESC (same order as `bus`): how it is wired.
+    pub(crate) wiring: Vec<Wiring>,
+    /// Per ESC: the ESC on each port.
+    pub(crate) children: Vec<[Option<usize>; 4]>,
 }
 
-const PRESETS: &[(&str, &[&str])] = &[
+const PRESETS: &[(&str, &str)] = &[
     (
         "io",
-        &["EK1100", "EL2008", "EL1018", "EL4132", "EL3102", "EL9011"],
+        "[[subdevice]]\nmodel = \"EK1100\"\n[[subdevice]]\nmodel = \"EL2008\"\n\
+         [[subdevice]]\nmodel = \"EL1018\"\n[[subdevice]]\nmodel = \"EL4132\"\n\
+         [[subdevice]]\nmodel = \"EL3102\"\n[[subdevice]]\nmodel = \"EL9011\"\n",
     ),
-    ("servo", &["ECAT-SERVO-402"]),
-    ("servo6", &["ECAT-SERVO-402"; 6]),
+    ("servo", "[[subdevice]]\nmodel = \"ECAT-SERVO-402\"\n"),
+    (
+        "servo6",
+        "[[subdevice]]\nmodel = \"ECAT-SERVO-402\"\n[[subdevice]]\nmodel = \"ECAT-SERVO-402\"\n\
+         [[subdevice]]\nmodel = \"ECAT-SERVO-402\"\n[[subdevice]]\nmodel = \"ECAT-SERVO-402\"\n\
+         [[subdevice]]\nmodel = \"ECAT-SERVO-402\"\n[[subdevice]]\nmodel = \"ECAT-SERVO-402\"\n",
+    ),
+    ("dc8", include_str!("presets/dc8.toml")),
 ];
 
 impl Network {
-    /// Build a network from its entries (wiring order).
-    pub(crate) fn from_nodes(nodes: Vec<Node>) -> Network {
-        let bus: Vec<usize> = (0..nodes.len())
+    /// Build a network from its entries (file order); `dc_seed` draws the clocks not given.
+    pub(crate) fn from_nodes(nodes: Vec<Node>, dc_seed: u64) -> Network {
+        let escs: Vec<usize> = (0..nodes.len())
             .filter(|&i| nodes[i].esc.is_some())
             .collect();
+        // Children per node and port; defaults: port 1 (else the first free one in processing
+        // order) of the ESC entry before.
+        let mut kids: Vec<[Option<usize>; 4]> = vec![[None; 4]; nodes.len()];
+        let mut parent_of: Vec<Option<(usize, usize)>> = vec![None; nodes.len()];
+        for (j, &i) in escs.iter().enumerate().skip(1) {
+            let want = nodes[i].parent.or_else(|| {
+                let prev = escs[j - 1];
+                let esc = nodes[prev].esc.as_ref()?;
+                [1, 3, 2]
+                    .into_iter()
+                    .find(|&p| esc.port_implemented(p) && kids[prev][p].is_none())
+                    .map(|p| (prev, p))
+            });
+            if let Some((p, port)) = want {
+                if port < 4 && kids[p][port].is_none() && nodes[p].esc.is_some() && p < i {
+                    kids[p][port] = Some(i);
+                    parent_of[i] = Some((p, port));
+                }
+            }
+        }
+        // Depth-first through ports 3, 1, 2: the auto-increment order.
+        let mut bus = Vec::with_capacity(escs.len());
+        if let Some(&root) = escs.first() {
+            let mut stack = vec![root];
+            while let Some(i) = stack.pop() {
+                bus.push(i);
+                for p in [2, 1, 3] {
+                    if let Some(c) = kids[i][p] {
+                        stack.push(c);
+                    }
+                }
+            }
+        }
+        // ESCs without a valid place hang nowhere (never on the frame path).
+        for &i in &escs {
+            if !bus.contains(&i) {
+                bus.push(i);
+            }
+        }
+        let pos_of = |i: usize| bus.iter().position(|&b| b == i);
+        let mut rng = Rng::new(dc_seed ^ 0x0DC0_FFEE);
+        let mut wiring = Vec::with_capacity(bus.len());
+        let mut children = Vec::with_capacity(bus.len());
+        let mut clocks = Vec::with_capacity(bus.len());
+        for &i in &bus {
+            let n = &nodes[i];
+            let esc = n.esc.as_ref().expect("bus entries have an ESC");
+            let mii0 = esc.chip().port_descriptor & 3 == 3;
+            let parent = parent_of[i].and_then(|(p, port)| Some((pos_of(p)?, port)));
+            let parent_mii = parent_of[i].is_some_and(|(p, port)| {
+                nodes[p]
+                    .esc
+                    .as_ref()
+                    .is_some_and(|e| (e.chip().port_descriptor >> (2 * port)) & 3 == 3)
+            });
+            let default_cable = if parent_of[i].is_none() || mii0 || parent_mii {
+                DEFAULT_CABLE_NS
+            } else {
+                DEFAULT_EBUS_CABLE_NS
+            };
+            wiring.push(Wiring {
+                parent,
+                cable_ns: n.cable_ns.unwrap_or(default_cable),
+                forward_ns: n.forward_ns.unwrap_or(if mii0 {
+                    DEFAULT_MII_FORWARD_NS
+                } else {
+                    DEFAULT_EBUS_FORWARD_NS
+                }),
+            });
+            children.push(kids[i].map(|c| c.and_then(pos_of)));
+            let drift = (rng.unit() * 2.0 - 1.0) * DEFAULT_DRIFT_PPM;
+            let start = rng.next_u64() & 0xFFFF_FFFF;
+            clocks.push(DcClock {
+                drift_ppm: n.drift_ppm.unwrap_or(drift),
+                start_offset_ns: n.start_offset_ns.unwrap_or(start),
+                t0_ns: 0,
+            });
+        }
         let mut net = Network {
             plugged: vec![true; bus.len()],
             nodes,
@@ -123,46 +278,130 @@ impl Network {
             faults: Faults::default(),
             rng: Rng::new(0),
             events: Vec::new(),
+            wiring,
+            children,
         };
+        for (k, c) in clocks.into_iter().enumerate() {
+            if let Some(e) = net.subdevice_mut(k) {
+                e.set_dc_clock(c);
+            }
+        }
         net.refresh_links();
         net
     }
 
-    /// Tell every ESC whether a plugged SubDevice follows it.
+    /// Per ESC: it or something behind it is on the frame path.
+    fn live(&self) -> Vec<bool> {
+        let mut live = self.plugged.clone();
+        // Children come after their parent in `bus`.
+        for k in (0..self.bus.len()).rev() {
+            if self.children[k].iter().flatten().any(|&c| live[c]) {
+                live[k] = true;
+            }
+        }
+        live
+    }
+
+    /// Tell every ESC which of its ports lead to a plugged SubDevice.
     pub(crate) fn refresh_links(&mut self) {
-        let last = self.plugged.iter().rposition(|&p| p);
-        for (k, &i) in self.bus.iter().enumerate() {
-            if let Some(esc) = self.nodes[i].esc.as_mut() {
-                esc.set_next_link(self.plugged[k] && last.is_some_and(|l| k < l));
+        let live = self.live();
+        for k in 0..self.bus.len() {
+            let links = self.children[k].map(|c| c.is_some_and(|c| live[c]));
+            if let Some(esc) = self.subdevice_mut(k) {
+                esc.set_port_links(links);
             }
         }
     }
 
+    /// How the ESC at `position` is wired.
+    pub fn wiring(&self, position: usize) -> Option<Wiring> {
+        self.wiring.get(position).copied()
+    }
+
+    /// Where a frame leaving the MainDevice at true time `now_ns` passes each ESC (true
+    /// times), per position; `None` for ESCs it does not reach (unplugged, unattached).
+    /// Propagation delay of ESC `k` from the reference `r`: `epu[k] − epu[r]`.
+    pub fn frame_passages(&self, now_ns: u64) -> Vec<Option<FramePassage>> {
+        let mut out = vec![None; self.bus.len()];
+        if self.bus.is_empty() || self.wiring[0].parent.is_some() {
+            return out;
+        }
+        let live = self.live();
+        if live[0] {
+            let t = now_ns + self.wiring[0].cable_ns;
+            self.visit(0, t, &live, &mut out);
+        }
+        out
+    }
+
+    /// The frame reaches port 0 of ESC `k` at true time `t`; returns when it leaves port 0
+    /// again. Inside an ESC a frame is latched (and, at port 0, processed) `in` ns after it
+    /// reaches a port and leaves the next port with a link `out` ns after that latch
+    /// (`in + out = forward_ns`, the halves of it): so the hop between two latches is the
+    /// same on the way out and back, which is what the MainDevice's measurement assumes.
+    fn visit(&self, k: usize, t: u64, live: &[bool], out: &mut [Option<FramePassage>]) -> u64 {
+        let on = self.plugged[k];
+        let fwd = if on { self.wiring[k].forward_ns } else { 0 };
+        let (fin, fout) = (fwd / 2, fwd - fwd / 2);
+        let entry = t + fin;
+        let mut p = FramePassage {
+            ports: [Some(entry), None, None, None],
+            epu: entry,
+        };
+        let mut now = entry;
+        for port in [3, 1, 2] {
+            let Some(c) = self.children[k][port].filter(|&c| live[c]) else {
+                continue;
+            };
+            let cable = self.wiring[c].cable_ns;
+            let back = self.visit(c, now + fout + cable, live, out) + cable + fin;
+            p.ports[port] = Some(back);
+            now = back;
+        }
+        if on {
+            out[k] = Some(p);
+        }
+        now + fout
+    }
+
+    /// Run every ESC's SYNC unit up to true time `now_ns` (frames do this themselves), so
+    /// the pulses until then are in the logs.
+    pub fn advance_to(&mut self, now_ns: u64) {
+        for k in 0..self.bus.len() {
+            if let Some(e) = self.subdevice_mut(k) {
+                e.dc_advance(now_ns);
+            }
+        }
+    }
+
+    /// True times of the latest SYNC0 pulses of the ESC at `position` (bounded log, oldest
+    /// first; see [`Esc::sync0_pulses`]).
+    pub fn sync0_pulses(&self, position: usize) -> impl Iterator<Item = u64> + '_ {
+        self.subdevice(position)
+            .into_iter()
+            .flat_map(|e| e.sync0_pulses())
+    }
+
     /// A built-in network by name (see [`Network::preset_names`]).
     pub fn preset(name: &str) -> Result<Network, SimError> {
-        let Some((_, models)) = PRESETS.iter().find(|(n, _)| *n == name) else {
+        let Some((_, text)) = PRESETS.iter().find(|(n, _)| *n == name) else {
             return Err(SimError::UnknownPreset {
                 name: name.to_string(),
                 presets: Self::preset_names().join(", "),
             });
         };
-        let nodes = models
-            .iter()
-            .enumerate()
-            .map(|(i, m)| {
-                // Preset names are catalogue names; the preset test builds every preset.
-                let model = devices::find(m).expect("preset model in catalogue");
-                netfile::node_from_model(&model, i as u32 + 1, None, None)
-            })
-            .collect();
-        Ok(Network::from_nodes(nodes))
+        Self::from_toml_str(text, &format!("preset {name}"), Path::new("."))
     }
 
     /// Names of the built-in networks: `io` (seed 003's line-up: EK1100, EL2008, EL1018,
-    /// EL4132, EL3102, EL9011), `servo` (one CiA 402 drive) and `servo6` (six drives in a
-    /// line with their default CSV mapping: 6 bytes out and 10 bytes in each, 96 in all).
+    /// EL4132, EL3102, EL9011), `servo` (one CiA 402 drive), `servo6` (six drives in a
+    /// line with their default CSV mapping: 6 bytes out and 10 bytes in each, 96 in all) and
+    /// `dc8` (the DC acceptance network: EK1100, EL3102, EL4132, EL3102, EL4132, EK1122 on the
+    /// E-Bus, and two drives on an Ethernet branch from the EK1122's port 3; drifts within
+    /// ±100 ppm; `src/presets/dc8.toml`). Clocks not given drift randomly (seeded) within
+    /// ±100 ppm.
     pub fn preset_names() -> &'static [&'static str] {
-        &["io", "servo", "servo6"]
+        &["io", "servo", "servo6", "dc8"]
     }
 
     /// Read a TOML network file.
@@ -179,7 +418,7 @@ impl Network {
     /// relative `sii` paths.
     pub fn from_toml_str(text: &str, origin: &str, base_dir: &Path) -> Result<Network, SimError> {
         let file = netfile::parse(text, origin, base_dir)?;
-        let mut net = Network::from_nodes(file.nodes);
+        let mut net = Network::from_nodes(file.nodes, file.dc_seed);
         if let Some(f) = file.faults {
             net.set_faults(f);
         }
@@ -204,17 +443,15 @@ impl Network {
 
     /// One line per entry of the network, in wiring order.
     pub fn summary(&self) -> Vec<SubDeviceSummary> {
-        let mut bus = 0;
         self.nodes
             .iter()
             .enumerate()
             .map(|(position, n)| match &n.esc {
                 Some(esc) => {
                     let f = &esc.info().fixed;
-                    bus += 1;
                     SubDeviceSummary {
                         position,
-                        bus_position: Some(bus - 1),
+                        bus_position: self.bus.iter().position(|&b| b == position),
                         name: n.name.clone(),
                         order: n.order.clone(),
                         vendor: f.vendor_id,
@@ -352,11 +589,12 @@ impl Network {
             Roll::default()
         };
         let stop = roll.lost_at.or(roll.corrupt_at).unwrap_or(hops);
+        let passages = self.frame_passages(now_ns);
         let mut hop = 0;
-        for k in 0..self.bus.len() {
-            if !self.plugged[k] {
+        for (k, passage) in passages.into_iter().enumerate() {
+            let Some(passage) = passage else {
                 continue;
-            }
+            };
             hop += 1;
             let hop = hop - 1;
             let i = self.bus[k];
@@ -373,6 +611,7 @@ impl Network {
             let Ok(mut f) = EcatFrame::new_checked(&mut frame[off..]) else {
                 continue;
             };
+            esc.dc_frame(passage);
             for d in f.datagrams_mut().flatten() {
                 let mut d = d;
                 esc.process_datagram(&mut d);
@@ -419,6 +658,7 @@ mod tests {
         }
         let io = Network::preset("io").unwrap();
         assert_eq!(io.subdevice_count(), 5);
+        assert_eq!(Network::preset("dc8").unwrap().subdevice_count(), 8);
         let s = io.summary();
         assert_eq!(s.len(), 6);
         assert!(s[5].passive && s[5].bus_position.is_none());

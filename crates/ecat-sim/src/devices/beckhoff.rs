@@ -44,6 +44,21 @@ pub const EK1100: DeviceSpec = DeviceSpec {
     objects: &[],
 };
 
+/// EK1122 2-port EtherCAT junction: E-Bus in (port 0) and out (port 1), two Ethernet ports
+/// X1/X2 (ports 2 and 3, MII); device emulation and DC units like the EK1100. Identity:
+/// vendor 2, product 0x04622C52 (revision and the port assignment X1 = 2, X2 = 3 are our
+/// choice, unverified). With four ports the frame goes 0 → 3 → 1 → 2, so what hangs on port 3
+/// comes right after the junction in auto-increment order.
+pub const EK1122: DeviceSpec = DeviceSpec {
+    order: "EK1122",
+    name: "EK1122 2 port EtherCAT junction",
+    product: 0x0462_2C52,
+    revision: 0x0011_0000,
+    ebus_current_ma: 220,
+    ports: 0x1133,
+    ..EK1100
+};
+
 /// One fixed, mandatory 1-bit PDO on SM0 (digital terminals without mailbox).
 macro_rules! bit_pdo {
     ($idx:expr, $obj:expr, $name:expr, $entry:expr) => {

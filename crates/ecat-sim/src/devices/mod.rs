@@ -72,6 +72,7 @@ const fn with(spec: &'static DeviceSpec, chip: EscChip, b: fn() -> Box<dyn Behav
 const ET1100_MII_EBUS_MII: EscChip = EscChip::et1100(0x3B);
 const ET1100_EBUS: EscChip = EscChip::et1100(0x0A);
 const ET1100_MII: EscChip = EscChip::et1100(0x0F);
+const ET1100_EBUS_EBUS_MII_MII: EscChip = EscChip::et1100(0xFA);
 
 static MODELS: &[Model] = &[
     esc(&beckhoff::EK1100, ET1100_MII_EBUS_MII),
@@ -92,6 +93,7 @@ static MODELS: &[Model] = &[
         behaviour::analog_inputs,
     ),
     esc(&beckhoff::EL4132, ET1100_EBUS),
+    esc(&beckhoff::EK1122, ET1100_EBUS_EBUS_MII_MII),
     with(&servo::SERVO402, ET1100_MII, behaviour::servo),
 ];
 
@@ -195,6 +197,13 @@ fn port_descriptor(ports: u16) -> u8 {
 /// Build a SubDevice from a raw SII image (validated by [`SiiInfo::parse`]). The chip is an
 /// ET1100-like ESC with the ports the SII names.
 pub fn esc_from_sii(image: Vec<u8>) -> Result<Esc, SiiError> {
+    esc_from_sii_on(image, EscChip::et1100(0))
+}
+
+/// Build a SubDevice from a raw SII image on the given chip (its port descriptor is replaced
+/// by the ports the SII names), e.g. [`EscChip::et1200`] for terminals whose ESC has the
+/// DC system-time unit only when the SII enables the SYNC/latch units.
+pub fn esc_from_sii_on(image: Vec<u8>, chip: EscChip) -> Result<Esc, SiiError> {
     let info = SiiInfo::parse(&image)?;
     let ports = ecat_wire::sii::Sii::new(&image)
         .ok()
@@ -205,7 +214,14 @@ pub fn esc_from_sii(image: Vec<u8>) -> Result<Esc, SiiError> {
     if desc == 0 {
         desc = 0x0A;
     }
-    Ok(Esc::new(EscChip::et1100(desc), image, info))
+    Ok(Esc::new(
+        EscChip {
+            port_descriptor: desc,
+            ..chip
+        },
+        image,
+        info,
+    ))
 }
 
 #[cfg(test)]
@@ -257,5 +273,6 @@ mod tests {
     fn port_descriptor_from_general() {
         assert_eq!(port_descriptor(0x0131), 0x3B);
         assert_eq!(port_descriptor(0x0033), 0x0A);
+        assert_eq!(port_descriptor(0x1133), 0xFA);
     }
 }

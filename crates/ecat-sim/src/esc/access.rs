@@ -40,7 +40,8 @@ impl Esc {
     /// 0x0502–0x050F are locked while a command is busy (the write still counts; unverified).
     pub(crate) fn store(&mut self, a: u32, v: u8) {
         match a {
-            0x0900..=0x0903 | 0x0910..=0x0917 => {}
+            0x0900..=0x0903 => {}
+            0x0910..=0x0917 => self.dc_store_system_time(a, v),
             0x0502..=0x050F if self.eeprom.pending.is_some() => {}
             _ => {
                 if let Some(m) = self.mem.get_mut(a as usize) {
@@ -127,6 +128,9 @@ impl Esc {
         }
         if overlaps(start, end, reg::SM0, reg::SM0 + 128) {
             self.sm_registers_written(&ctx.sm_activate);
+        }
+        if overlaps(start, end, 0x0900, 0x0A00) {
+            self.dc_after_write(start, end);
         }
     }
 

@@ -146,7 +146,13 @@ impl Esc {
             self.put16(reg::DC_PULSE_LENGTH, w2);
             self.put16(reg::PDI_CONFIG + 2, w3);
             self.put16(reg::STATION_ALIAS, w4);
-            self.shape.dc_units = self.mem[reg::ESC_CONFIG as usize] & 0x0C != 0;
+            // The system-time part of the DC (0x0910–0x09FF): an ET1100-type ESC always has it
+            // (the EL2889 of `replay-dc.pcapng` answers 0x0910/0x0918/0x0920 with ESC config
+            // 0x01), a smaller ESC only with its SYNC/latch units enabled in ESC config 0x0141
+            // bits 2/3 (the EL2828 there, same config, answers none of them). Unverified
+            // beyond these devices.
+            self.shape.dc_units =
+                self.chip.esc_type == 0x11 || self.mem[reg::ESC_CONFIG as usize] & 0x0C != 0;
             let v = self.get16(reg::EEPROM_CONTROL) & !ee::ERR_CHECKSUM;
             self.put16(reg::EEPROM_CONTROL, v | self.eeprom_fixed_bits());
         } else {

@@ -15,6 +15,7 @@
 mod access;
 mod al;
 mod buffered;
+pub mod dc;
 mod eeprom;
 mod io;
 mod logical;
@@ -30,6 +31,7 @@ use ecat_wire::al::{AlState, AlStatus, AlStatusCode};
 use ecat_wire::register as reg;
 use regmap::MapShape;
 
+pub use dc::{DcClock, FramePassage};
 pub use process::DatagramOutcome;
 
 /// The controller chip: identification registers and sizes (registers 0x0000–0x0009).
@@ -119,7 +121,8 @@ pub struct Esc {
     bufs: [buffered::Triple; 16],
     io: io::IoState,
     wd: watchdog::Watchdog,
-    has_next: bool,
+    links: [bool; 4],
+    pub(crate) dc: dc::DcState,
     behaviour: Option<Box<dyn Behaviour>>,
 }
 
@@ -155,7 +158,8 @@ impl Esc {
             bufs: Default::default(),
             io: Default::default(),
             wd: Default::default(),
-            has_next: false,
+            links: [true, false, false, false],
+            dc: Default::default(),
             behaviour: None,
         };
         esc.power_up();
@@ -176,6 +180,7 @@ impl Esc {
         self.mbx = Default::default();
         self.bufs = Default::default();
         self.wd = Default::default();
+        self.dc_power_up();
         if let Some(c) = self.coe.as_mut() {
             c.reset();
         }
@@ -210,6 +215,18 @@ impl Esc {
         }
         self.eeprom_reload();
         self.refresh_dl_status();
+    }
+
+    /// Make the DC 32 bits wide (feature register 0x0008 bit 3 clear) or 64; powers up.
+    pub fn set_dc_64bit(&mut self, wide: bool) {
+        let f = ecat_wire::register::features::DC_64BIT;
+        if wide {
+            self.chip.features |= f;
+        } else {
+            self.chip.features &= !f;
+        }
+        self.shape.features = self.chip.features;
+        self.power_up();
     }
 
     /// The chip description.
@@ -284,8 +301,31 @@ impl Esc {
 
     /// Tell the ESC whether a SubDevice is wired to its port 1 (updates DL status).
     pub fn set_next_link(&mut self, connected: bool) {
-        self.has_next = connected;
+        self.links[1] = connected;
         self.refresh_dl_status();
+    }
+
+    /// Tell the ESC which of its ports have a link to a SubDevice (port 0 faces the
+    /// MainDevice and always has one); updates DL status. Ports the chip does not implement
+    /// (port descriptor 0x0007) never have a link.
+    pub fn set_port_links(&mut self, links: [bool; 4]) {
+        self.links = links;
+        self.links[0] = true;
+        self.refresh_dl_status();
+    }
+
+    /// Whether the chip implements `port` (port descriptor 0x0007 not "not implemented").
+    pub fn port_implemented(&self, port: usize) -> bool {
+        port < 4 && (self.chip.port_descriptor >> (2 * port)) & 3 != 0
+    }
+
+    /// Ports with a link (as last set by the network).
+    pub fn port_links(&self) -> [bool; 4] {
+        let mut l = self.links;
+        for (p, v) in l.iter_mut().enumerate() {
+            *v &= self.port_implemented(p) || p == 0;
+        }
+        l
     }
 
     /// Increment the invalid-frame counter of port 0 (0x0300), saturating at 255, as an ESC
@@ -339,14 +379,10 @@ impl Esc {
     /// Recompute DL status (0x0110) from the wiring and the EEPROM load result.
     fn refresh_dl_status(&mut self) {
         let loaded = self.eeprom.config_loaded;
-        // Port 0 always faces the MainDevice; port 1 leads to the next SubDevice; the other
-        // ports have no link, so the ESC closes their loops.
-        let ports = [
-            (true, false, true),
-            (self.has_next, !self.has_next, self.has_next),
-            (false, true, false),
-            (false, true, false),
-        ];
+        // Port 0 always faces the MainDevice; the others have a link where the network wires
+        // a SubDevice to them; ports without link are closed (looped).
+        let l = self.port_links();
+        let ports = [0, 1, 2, 3].map(|p| (l[p], !l[p], l[p]));
         let mut v = reg::DlStatus::from_ports(loaded, ports).0;
         // A PDI watchdog only runs when there is a PDI (the EK1100 in the capture reports
         // bit 1 clear, its terminals set).

@@ -98,6 +98,17 @@ impl MapShape {
             0x0900..=0x0903 => ReadWrite,
             0x0904..=0x090F => ReadOnly,
             _ if !self.dc_units => Absent,
+            // 32-bit DCs implement only the low 4 bytes of the system time, its offset and
+            // the start/next-SYNC times (reference §8.1).
+            0x0914..=0x0917
+            | 0x091C..=0x091F
+            | 0x0924..=0x0927
+            | 0x0994..=0x0997
+            | 0x099C..=0x099F
+                if self.features & features::DC_64BIT == 0 =>
+            {
+                Absent
+            }
             0x0910..=0x0917 => ReadWrite,
             0x0918..=0x091F => ReadOnly,
             0x0920..=0x092B => ReadWrite,
