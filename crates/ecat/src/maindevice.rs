@@ -126,6 +126,22 @@ impl MainDevice {
             act.configs = Some(self.discover_configs()?);
         }
         act.mailbox_counters = self.mailbox_counters.clone();
+        if let Some(dc) = act.dc.as_mut() {
+            // Align the master's DC time with the reference clock now: the reference drifted
+            // since the latch (static compensation takes a while), and in
+            // reference-follows-master mode a stale base would yank it by that much.
+            let t0 = self.bus.now();
+            let (d, wkc) = self.bus.read(
+                Command::Fprd,
+                dc.setup.reference_station,
+                ecat_wire::register::DC_SYSTEM_TIME,
+                8,
+            )?;
+            if wkc == 1 {
+                let t_ref = u64::from_le_bytes(d[..8].try_into().unwrap_or([0; 8]));
+                dc.setup.master_base_ns = t_ref as i64 - t0 as i64;
+            }
+        }
         let (link, engine, clock) = self.bus.into_parts();
         Runtime::new(link, engine, clock, self.subdevices, act)
     }

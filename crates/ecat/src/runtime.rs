@@ -127,6 +127,9 @@ pub struct Runtime {
     dc: Option<DcRuntime>,
     phase_lock: PhaseLock,
     correction_ns: i64,
+    /// The reference clock's time as of the last send (seen, or extrapolated when lost).
+    last_dc_time: Option<u64>,
+    last_send: u64,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -215,6 +218,8 @@ impl Runtime {
             dc: act.dc,
             phase_lock: PhaseLock::default(),
             correction_ns: 0,
+            last_dc_time: None,
+            last_send: 0,
         })
     }
 
@@ -378,6 +383,11 @@ impl Runtime {
     pub fn send_cyclic(&mut self) -> Result<()> {
         let now = self.clock.now_ns();
         self.probe = self.frames.al_probe();
+        self.last_dc_time = self
+            .frames
+            .dc_time()
+            .or(self.last_dc_time.map(|t| t + (now - self.last_send)));
+        self.last_send = now;
         self.cycle += 1;
         let master_time = match &self.dc {
             Some(d) => (now as i64).wrapping_add(d.setup.master_base_ns) as u64,
@@ -401,7 +411,7 @@ impl Runtime {
             self.cycle,
             self.probe,
             &mut self.mailbox_counters,
-            self.frames.dc_time(),
+            self.last_dc_time,
         );
         let sup = &self.supervisor;
         self.sdo
