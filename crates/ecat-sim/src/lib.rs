@@ -23,6 +23,12 @@
 //! and scriptable ([`Faults`], [`FaultEvent`], [`Network::process`] returns each frame's
 //! [`FrameFate`]); SubDevices can be unplugged, replugged and power-cycled.
 //!
+//! Distributed clocks ([`esc::dc`]): every ESC has a drifting local clock; a frame passes the
+//! ports of a line or a tree (junction ports of the EK1100 and EK1122) hop by hop with cable
+//! and forwarding delays, and the ESCs latch receive times, keep a local copy of system time
+//! steered by a control loop, and generate SYNC0/SYNC1 pulses whose true times tests can
+//! read ([`Network::frame_passages`], [`Network::sync0_pulses`], [`Esc::system_time`]).
+//!
 //! Nothing from the wire can panic: malformed frames are dropped and counted.
 
 #![forbid(unsafe_code)]
@@ -39,7 +45,7 @@ mod network;
 pub mod sii_info;
 
 pub use error::SimError;
-pub use esc::{Behaviour, Esc, EscChip};
+pub use esc::{Behaviour, DcClock, Esc, EscChip, FramePassage};
 pub use faults::{DropReason, EventAction, FaultEvent, Faults, FrameFate};
-pub use network::{Network, SimCounters, SubDeviceSummary};
+pub use network::{Network, SimCounters, SubDeviceSummary, Wiring};
 pub use sii_info::{SiiError, SiiInfo};

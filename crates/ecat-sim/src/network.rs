@@ -167,6 +167,9 @@ pub struct Network {
     pub(crate) wiring: Vec<Wiring>,
     /// Per ESC: the ESC on each port.
     pub(crate) children: Vec<[Option<usize>; 4]>,
+    /// Reused per frame (processing a frame allocates nothing).
+    live_buf: Vec<bool>,
+    passage_buf: Vec<Option<FramePassage>>,
 }
 
 const PRESETS: &[(&str, &str)] = &[
@@ -280,6 +283,8 @@ impl Network {
             events: Vec::new(),
             wiring,
             children,
+            live_buf: Vec::new(),
+            passage_buf: Vec::new(),
         };
         for (k, c) in clocks.into_iter().enumerate() {
             if let Some(e) = net.subdevice_mut(k) {
@@ -292,14 +297,20 @@ impl Network {
 
     /// Per ESC: it or something behind it is on the frame path.
     fn live(&self) -> Vec<bool> {
-        let mut live = self.plugged.clone();
+        let mut live = Vec::new();
+        self.live_into(&mut live);
+        live
+    }
+
+    fn live_into(&self, live: &mut Vec<bool>) {
+        live.clear();
+        live.extend_from_slice(&self.plugged);
         // Children come after their parent in `bus`.
         for k in (0..self.bus.len()).rev() {
             if self.children[k].iter().flatten().any(|&c| live[c]) {
                 live[k] = true;
             }
         }
-        live
     }
 
     /// Tell every ESC which of its ports lead to a plugged SubDevice.
@@ -322,16 +333,27 @@ impl Network {
     /// times), per position; `None` for ESCs it does not reach (unplugged, unattached).
     /// Propagation delay of ESC `k` from the reference `r`: `epu[k] − epu[r]`.
     pub fn frame_passages(&self, now_ns: u64) -> Vec<Option<FramePassage>> {
-        let mut out = vec![None; self.bus.len()];
+        let (mut live, mut out) = (Vec::new(), Vec::new());
+        self.passages_into(now_ns, &mut live, &mut out);
+        out
+    }
+
+    fn passages_into(
+        &self,
+        now_ns: u64,
+        live: &mut Vec<bool>,
+        out: &mut Vec<Option<FramePassage>>,
+    ) {
+        out.clear();
+        out.resize(self.bus.len(), None);
         if self.bus.is_empty() || self.wiring[0].parent.is_some() {
-            return out;
+            return;
         }
-        let live = self.live();
+        self.live_into(live);
         if live[0] {
             let t = now_ns + self.wiring[0].cable_ns;
-            self.visit(0, t, &live, &mut out);
+            self.visit(0, t, live, out);
         }
-        out
     }
 
     /// The frame reaches port 0 of ESC `k` at true time `t`; returns when it leaves port 0
@@ -589,10 +611,14 @@ impl Network {
             Roll::default()
         };
         let stop = roll.lost_at.or(roll.corrupt_at).unwrap_or(hops);
-        let passages = self.frame_passages(now_ns);
+        let (mut live, mut passages) = (
+            std::mem::take(&mut self.live_buf),
+            std::mem::take(&mut self.passage_buf),
+        );
+        self.passages_into(now_ns, &mut live, &mut passages);
         let mut hop = 0;
-        for (k, passage) in passages.into_iter().enumerate() {
-            let Some(passage) = passage else {
+        for (k, passage) in passages.iter().enumerate() {
+            let Some(passage) = *passage else {
                 continue;
             };
             hop += 1;
@@ -618,6 +644,8 @@ impl Network {
             }
             esc.end_of_frame(now_ns);
         }
+        self.live_buf = live;
+        self.passage_buf = passages;
         if roll.lost_at.is_some() {
             return self.count_drop(DropReason::Lost);
         }
