@@ -89,6 +89,8 @@ enum Command {
     Pdos(cmd::pdos::Args),
     /// Print the PDO configuration as C arrays (IgH: `ethercat cstruct`).
     Cstruct(cmd::pdos::Args),
+    /// Print the topology as Graphviz DOT with DC delays (IgH: `ethercat graph`).
+    Graph(cmd::graph::Args),
     /// Show the process data layout (IgH: `ethercat domains`).
     Domains(cmd::domains::DomainsArgs),
     /// Show the live process image after a few cycles in OP (IgH: `ethercat data`).
@@ -119,6 +121,7 @@ fn main() -> ExitCode {
         Command::States(a) => cmd::states::run(a),
         Command::Sim(a) => cmd::sim::run(a),
         Command::Domains(a) => cmd::domains::domains(a),
+        Command::Graph(a) => cmd::graph::run(a),
         Command::Upload(a) => cmd::coe::upload(a),
         Command::Pdos(a) => cmd::pdos::pdos(a),
         Command::Cstruct(a) => cmd::pdos::cstruct(a),

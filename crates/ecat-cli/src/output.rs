@@ -129,18 +129,45 @@ pub fn verbose(subs: &[SubDevice], i: usize) -> String {
             "no"
         }
     );
+    if let Some(dc) = &s.dc {
+        let role = if dc.reference {
+            "reference clock".to_string()
+        } else {
+            format!(
+                "parent SubDevice {} port {}",
+                dc.parent.map(|p| p.to_string()).unwrap_or("-".into()),
+                dc.parent_port
+            )
+        };
+        let _ = writeln!(
+            o,
+            "  DC system time delay: {} ns (hop {} ns, {role}, entry port {})",
+            dc.delay_ns, dc.hop_ns, dc.entry_port
+        );
+        let _ = writeln!(o, "  DC system time offset: {} ns", dc.offset_ns as i64);
+    }
+    if s.dc_assign_activate != 0 {
+        let _ = writeln!(
+            o,
+            "  DC AssignActivate (SII): 0x{:04x}",
+            s.dc_assign_activate
+        );
+    }
     let _ = writeln!(
         o,
         "  LRW supported: {}",
         if s.no_lrw() { "no" } else { "yes" }
     );
-    let _ = writeln!(o, "Port  Type  Link  Loop    Signal");
+    let _ = writeln!(o, "Port  Type  Link  Loop    Signal  RxTime [ns]");
     for (p, t) in s.ports.iter().enumerate() {
         let Some(t) = t else { continue };
         let dl = s.dl_status;
+        let rx =
+            s.dc.map(|d| d.port_times[p].to_string())
+                .unwrap_or_else(|| "-".into());
         let _ = writeln!(
             o,
-            "   {p}  {:<5} {:<5} {:<7} {}",
+            "   {p}  {:<5} {:<5} {:<7} {:<7} {rx}",
             t.name(),
             if dl.link(p) { "up" } else { "down" },
             if dl.loop_closed(p) { "closed" } else { "open" },

@@ -218,6 +218,9 @@ pub fn run(
                 .saturating_sub(period / 10);
         if rt.wait_return(deadline)? {
             perf.record(Metric::RoundTrip, rt.round_trip_ns());
+            if let Some(m) = rt.dc_sync_monitor_ns() {
+                perf.record(Metric::DcSyncMonitor, m as u64);
+            }
         } else {
             counters.incomplete_returns += 1;
         }

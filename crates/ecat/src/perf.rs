@@ -31,11 +31,16 @@ pub enum Metric {
     JobAcyclic,
     /// Cyclic frames: handed to the link until seen back.
     RoundTrip,
+    /// Distributed clocks: upper bound of the largest |system time difference| (sync monitor).
+    DcSyncMonitor,
 }
+
+/// Number of metrics.
+pub const METRICS: usize = 9;
 
 impl Metric {
     /// Every metric.
-    pub const ALL: [Metric; 8] = [
+    pub const ALL: [Metric; METRICS] = [
         Metric::CycleTime,
         Metric::WakeLatency,
         Metric::TaskDuration,
@@ -44,6 +49,7 @@ impl Metric {
         Metric::JobSendCyclic,
         Metric::JobAcyclic,
         Metric::RoundTrip,
+        Metric::DcSyncMonitor,
     ];
 
     /// The name in `PerfMsmt` lines.
@@ -57,6 +63,7 @@ impl Metric {
             Metric::JobSendCyclic => "JOB_SendAllCycFrames",
             Metric::JobAcyclic => "JOB_SendAcycFrames",
             Metric::RoundTrip => "RoundTrip (TX+RX)",
+            Metric::DcSyncMonitor => "DC Sync Monitor (max |system time difference|)",
         }
     }
 
@@ -71,6 +78,7 @@ impl Metric {
             Metric::JobSendCyclic => "job_send_cyclic",
             Metric::JobAcyclic => "job_acyclic",
             Metric::RoundTrip => "round_trip",
+            Metric::DcSyncMonitor => "dc_sync_monitor",
         }
     }
 }
@@ -200,9 +208,9 @@ impl Figure {
 pub struct Perf {
     window: Vec<Figure>,
     total: Vec<Figure>,
-    minute_max: [u64; 8],
+    minute_max: [u64; METRICS],
     minute_start_ns: u64,
-    minutes: Vec<[u64; 8]>,
+    minutes: Vec<[u64; METRICS]>,
 }
 
 impl Default for Perf {
@@ -215,9 +223,9 @@ impl Perf {
     /// Empty measurements.
     pub fn new() -> Perf {
         Perf {
-            window: (0..8).map(|_| Figure::default()).collect(),
-            total: (0..8).map(|_| Figure::default()).collect(),
-            minute_max: [0; 8],
+            window: (0..METRICS).map(|_| Figure::default()).collect(),
+            total: (0..METRICS).map(|_| Figure::default()).collect(),
+            minute_max: [0; METRICS],
             minute_start_ns: 0,
             minutes: Vec::with_capacity(60 * 24),
         }
@@ -237,13 +245,13 @@ impl Perf {
             self.minute_start_ns = now_ns;
         } else if now_ns - self.minute_start_ns >= 60_000_000_000 {
             self.minutes.push(self.minute_max);
-            self.minute_max = [0; 8];
+            self.minute_max = [0; METRICS];
             self.minute_start_ns = now_ns;
         }
     }
 
     /// Summaries of the current window, then reset the window.
-    pub fn take_window(&mut self) -> [Summary; 8] {
+    pub fn take_window(&mut self) -> [Summary; METRICS] {
         let s = core::array::from_fn(|i| self.window[i].summary());
         self.window.iter_mut().for_each(Figure::reset);
         s
@@ -260,16 +268,25 @@ impl Perf {
     }
 
     /// Worst case of every completed minute, per metric.
-    pub fn minutes(&self) -> &[[u64; 8]] {
+    pub fn minutes(&self) -> &[[u64; METRICS]] {
         &self.minutes
     }
 
     /// The `PerfMsmt` lines for a set of summaries (skipping figures without samples).
-    pub fn lines(s: &[Summary; 8]) -> String {
+    pub fn lines(s: &[Summary; METRICS]) -> String {
         let mut o = String::new();
         for m in Metric::ALL {
             let x = &s[m as usize];
-            if x.count > 0 {
+            if x.count > 0 && m == Metric::DcSyncMonitor {
+                let _ = writeln!(
+                    o,
+                    "PerfMsmt '{}' (min/avg/max) [nsec]: {}/{:.1}/{}",
+                    m.label(),
+                    x.min,
+                    x.avg,
+                    x.max
+                );
+            } else if x.count > 0 {
                 let _ = writeln!(o, "{}", x.perfmsmt(m.label()));
             }
         }

@@ -4,6 +4,7 @@ pub mod analyze;
 pub mod coe;
 pub mod doctor;
 pub mod domains;
+pub mod graph;
 pub mod pdos;
 pub mod reg;
 pub mod run;

@@ -16,6 +16,8 @@ use crate::output::list_line;
 use crate::units::parse_ns;
 use crate::BusArgs;
 use ecat::cycle::{self, CycleOptions, LoopCounters};
+use ecat::dc::setup::DcOptions;
+use ecat::dc::{DcMode, DcRuntime};
 use ecat::domain::DomainState;
 use ecat::perf::{Metric, Perf, Summary};
 use ecat::runtime::{Activation, Runtime};
@@ -49,6 +51,9 @@ pub struct Args {
     /// Application: velocity (CiA 402 drives follow seed 000's profile) or counter
     #[arg(long, value_enum)]
     profile: Option<Profile>,
+    /// Distributed clocks: auto (on when SubDevices use SYNC0), off, or a mode
+    #[arg(long, value_enum, default_value = "auto")]
+    dc: DcChoice,
     /// Run the cycle with SCHED_FIFO at this priority (1..99)
     #[arg(long)]
     priority: Option<i32>,
@@ -70,6 +75,21 @@ pub enum Profile {
     Velocity,
     /// Every output byte counts up.
     Counter,
+}
+
+/// Distributed clocks choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DcChoice {
+    /// On when any SubDevice's SII asks for SYNC0, with the MainDevice following the
+    /// reference clock (on a host without hardware timestamps the send jitter would otherwise
+    /// be written into the reference clock).
+    Auto,
+    /// No distributed clocks.
+    Off,
+    /// The reference clock follows the MainDevice's time (IgH's default).
+    RefFollowsMaster,
+    /// The MainDevice's cycle follows the reference clock (SOEM/ethercrab style).
+    MasterFollowsRef,
 }
 
 /// The default network of `ecat run`.
@@ -149,9 +169,47 @@ pub fn run(mut a: Args) -> CmdResult {
             drives.len()
         );
     }
+    let wants_sync0 = md
+        .subdevices()
+        .iter()
+        .any(|s| s.dc_assign_activate & 0x0300 != 0);
+    let mode = match a.dc {
+        DcChoice::Off => None,
+        DcChoice::Auto if !wants_sync0 => None,
+        DcChoice::RefFollowsMaster => Some(DcMode::ReferenceFollowsMaster),
+        DcChoice::Auto | DcChoice::MasterFollowsRef => Some(DcMode::MasterFollowsReference),
+    };
+    let mut dc = None;
+    if let Some(mode) = mode {
+        let t = Instant::now();
+        match md.configure_dc(DcOptions::default())? {
+            Some(setup) => {
+                let diff = md.dc_max_difference()?;
+                println!(
+                    "DC: reference clock SubDevice {}, {mode:?}, SYNC0 every {:.0} us; delays {}; max |system time difference| after static compensation {diff} ns ({:.0} ms)",
+                    setup.reference_position,
+                    a.cycle as f64 / 1e3,
+                    md.subdevices()
+                        .iter()
+                        .filter_map(|s| s.dc.map(|d| format!("{}:{}ns", s.position, d.delay_ns)))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    t.elapsed().as_secs_f64() * 1e3
+                );
+                dc = Some(DcRuntime {
+                    setup,
+                    mode,
+                    cycle_ns: a.cycle,
+                    shift_ns: 0,
+                });
+            }
+            None => println!("DC: no SubDevice supports distributed clocks"),
+        }
+    }
     let mut rt = md.activate(Activation {
         configs: Some(configs),
         startup_sdos,
+        dc,
         ..Default::default()
     })?;
     describe_layout(&rt);
@@ -241,7 +299,8 @@ pub fn run(mut a: Args) -> CmdResult {
         "--- totals over {elapsed:.1} s, {} cycles ---",
         counters.cycles
     );
-    let totals: [Summary; 8] = core::array::from_fn(|i| perf.total(Metric::ALL[i]));
+    let totals: [Summary; ecat::perf::METRICS] =
+        core::array::from_fn(|i| perf.total(Metric::ALL[i]));
     print!("{}", Perf::lines(&totals));
     println!("{}", status_line(&rt, &counters, elapsed));
     println!("domain cycles not complete while all SubDevices were in OP: {incomplete_cycles}");

@@ -26,6 +26,13 @@ pub struct Args {
 pub fn run(mut a: Args) -> CmdResult {
     let mut md = a.tap.open(&a.bus.link())?;
     md.scan()?;
+    if a.verbose {
+        // Measure the DC topology and delays (no drift compensation) to show them.
+        md.configure_dc(ecat::dc::setup::DcOptions {
+            static_datagrams: 0,
+            per_frame: 1,
+        })?;
+    }
     let subs = md.subdevices();
     let chosen = a.select.resolve(subs)?;
     if a.json {
