@@ -203,7 +203,20 @@ impl MainDevice {
     /// PREOP on).
     pub fn sdo(&mut self, position: usize, op: SdoOp) -> Result<Vec<u8>> {
         let area = self.coe_mailbox(position)?;
-        self.refresh_states()?;
+        let what = op.describe();
+        let who = self.subdevices[position].who();
+        let no_answer = |e: Error| match e {
+            Error::Wkc { .. } | Error::Timeout { .. } => Error::Mailbox {
+                who: who.clone(),
+                what: what.clone(),
+                reason: format!("the SubDevice does not answer ({e})"),
+            },
+            other => other,
+        };
+        {
+            let mut one = [&mut self.subdevices[position]];
+            esm::read_status(&mut self.bus, &mut one).map_err(no_answer)?;
+        }
         if self.subdevices[position].al_status.state() == Some(AlState::Init) {
             self.request_state(&[position], AlState::PreOp, esm::DEFAULT_TIMEOUT)?;
         }
@@ -215,6 +228,7 @@ impl MainDevice {
             &mut self.mailbox_counters[position],
             op,
         )
+        .map_err(no_answer)
     }
 
     /// Read object `index:subindex` (the whole object with `complete_access`).

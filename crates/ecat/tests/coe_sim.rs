@@ -164,3 +164,22 @@ fn sdo_from_another_thread_while_cycling() {
     );
     assert_eq!((cy.frames_lost, cy.frames_late), (0, 0));
 }
+
+#[test]
+fn mailbox_timeout_names_the_subdevice_and_the_request() {
+    let mut md = open("servo6");
+    md.request_state(&[3], AlState::PreOp, std::time::Duration::from_secs(1))
+        .unwrap();
+    // The drive leaves the ring after the scan: its mailbox never answers.
+    md.bus()
+        .link_mut()
+        .sim_network()
+        .unwrap()
+        .unplug(3)
+        .unwrap();
+    let t = std::time::Instant::now();
+    let e = md.sdo_upload(3, 0x1018, 1, false).unwrap_err().to_string();
+    println!("{e} ({} ms)", t.elapsed().as_millis());
+    assert!(e.contains("SubDevice 3 (0x1004"), "{e}");
+    assert!(e.contains("upload 0x1018:01"), "{e}");
+}
