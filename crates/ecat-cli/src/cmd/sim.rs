@@ -31,6 +31,10 @@ pub struct Args {
     /// Print `outputs POSITION HEX` whenever a device applies new outputs
     #[arg(long)]
     trace_outputs: bool,
+    /// At stop, print each ESC's DC registers as written by the MainDevice
+    /// (`dc POSITION delay NS offset NS`) and its true propagation delay
+    #[arg(long)]
+    dump_dc: bool,
 }
 
 fn parse_set(s: &str) -> Result<(usize, Vec<u8>), String> {
@@ -128,6 +132,24 @@ pub fn run(a: Args) -> CmdResult {
                 }
             }
             std::io::stdout().flush()?;
+        }
+    }
+    if a.dump_dc {
+        let now = epoch.elapsed().as_nanos() as u64;
+        let pass = net.frame_passages(now);
+        let r = pass.iter().flatten().next().map(|p| p.epu).unwrap_or(0);
+        for pos in 0..net.esc_count() {
+            if let Some(e) = net.subdevice(pos) {
+                let delay = e.read_u32(ecat_wire::register::DC_SYSTEM_TIME_DELAY);
+                let offset = e.read_u32(ecat_wire::register::DC_SYSTEM_TIME_OFFSET);
+                let truth = pass
+                    .get(pos)
+                    .copied()
+                    .flatten()
+                    .map(|p| p.epu as i64 - r as i64)
+                    .unwrap_or(-1);
+                println!("dc {pos} delay {delay} offset {offset} true {truth}");
+            }
         }
     }
     println!("ecat sim: stopped; {answered} frames answered, {dropped} dropped");
