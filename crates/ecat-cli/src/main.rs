@@ -9,6 +9,7 @@ mod cmd;
 mod datatype;
 mod output;
 mod pdofile;
+mod plot;
 mod select;
 mod signals;
 mod units;

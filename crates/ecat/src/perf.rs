@@ -193,6 +193,15 @@ impl Figure {
         }
     }
 
+    /// The value at quantile `q` (0..1).
+    pub fn quantile(&self, q: f64) -> u64 {
+        if self.hist.is_empty() {
+            0
+        } else {
+            self.hist.value_at_quantile(q)
+        }
+    }
+
     /// Histogram buckets for plotting: (upper bound ns, count) with non-empty buckets only.
     pub fn buckets(&self, bucket_ns: u64) -> Vec<(u64, u64)> {
         self.hist

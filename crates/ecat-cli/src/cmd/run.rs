@@ -45,6 +45,9 @@ pub struct Args {
     /// Write the figures as JSON to this file at the end
     #[arg(long, value_name = "FILE")]
     json: Option<std::path::PathBuf>,
+    /// Write an SVG histogram per figure into this directory at the end
+    #[arg(long, value_name = "DIR")]
+    plot: Option<std::path::PathBuf>,
     /// PDO configuration file (TOML); SubDevices not in it are configured from their SII
     #[arg(long, value_name = "FILE")]
     pdo_config: Option<std::path::PathBuf>,
@@ -274,9 +277,26 @@ pub fn run(mut a: Args) -> CmdResult {
         }
     };
     let started = Instant::now();
+    let rss_start = rss_kib();
+    let mut rss_per_minute: Vec<u64> = Vec::new();
     let mut report = |perf: &mut Perf, rt: &mut Runtime, c: &LoopCounters| {
         while let Some(e) = rt.next_event() {
             println!("{e}");
+        }
+        while rss_per_minute.len() < perf.minutes().len() {
+            let n = rss_per_minute.len();
+            let row = perf.minutes()[n];
+            let rss = rss_kib();
+            rss_per_minute.push(rss);
+            let us = |m: Metric| row[m as usize] as f64 / 1e3;
+            println!(
+                "minute {} worst [usec]: cycle time {:.1}, wake-up latency {:.1}, task duration {:.1}, round trip {:.1}; RSS {rss} KiB",
+                n + 1,
+                us(Metric::CycleTime),
+                us(Metric::WakeLatency),
+                us(Metric::TaskDuration),
+                us(Metric::RoundTrip)
+            );
         }
         let w = perf.take_window();
         print!("{}", Perf::lines(&w));
@@ -304,6 +324,15 @@ pub fn run(mut a: Args) -> CmdResult {
     print!("{}", Perf::lines(&totals));
     println!("{}", status_line(&rt, &counters, elapsed));
     println!("domain cycles not complete while all SubDevices were in OP: {incomplete_cycles}");
+    let rss_end = rss_kib();
+    println!("memory: RSS {rss_start} KiB at the start of cycling, {rss_end} KiB at the end");
+    if let Some(dir) = &a.plot {
+        let figs: Vec<_> = Metric::ALL.iter().map(|&m| (m, perf.figure(m))).collect();
+        let title = format!("{spec}, {:.0} us cycle", a.cycle as f64 / 1e3);
+        for f in crate::plot::write_all(dir, &figs, &title)? {
+            println!("histogram: {f}");
+        }
+    }
     let mut drives_json = Vec::new();
     if let Some(s) = servo.as_mut() {
         for (io, state, f) in s.results() {
@@ -347,6 +376,7 @@ pub fn run(mut a: Args) -> CmdResult {
             a.cycle,
         );
         j["drives"] = serde_json::Value::Array(drives_json);
+        j["memory"] = json!({ "rss_kib_start": rss_start, "rss_kib_end": rss_end, "rss_kib_per_minute": rss_per_minute });
         std::fs::write(path, serde_json::to_string_pretty(&j)?)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         println!("figures written to {}", path.display());
@@ -372,6 +402,19 @@ pub fn run(mut a: Args) -> CmdResult {
         println!("{}", list_line(&states, i));
     }
     Ok(())
+}
+
+/// Resident memory of this process in KiB (VmRSS), 0 if unknown.
+fn rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+        })
+        .unwrap_or(0)
 }
 
 /// A little-endian u32 from up to 4 bytes.
