@@ -144,7 +144,11 @@ pub fn verbose(subs: &[SubDevice], i: usize) -> String {
             "  DC system time delay: {} ns (hop {} ns, {role}, entry port {})",
             dc.delay_ns, dc.hop_ns, dc.entry_port
         );
-        let _ = writeln!(o, "  DC system time offset: {} ns", dc.offset_ns as i64);
+        if dc.system_time {
+            let _ = writeln!(o, "  DC system time offset: {} ns", dc.offset_ns as i64);
+        } else {
+            let _ = writeln!(o, "  DC: latches port receive times only (no system time)");
+        }
     }
     if s.dc_assign_activate != 0 {
         let _ = writeln!(

@@ -138,6 +138,8 @@ impl Pdo {
 pub struct DcInfo {
     /// This SubDevice is the reference clock.
     pub reference: bool,
+    /// It has a system time (some ESCs only latch port receive times).
+    pub system_time: bool,
     /// Position of its DC parent (`None` for the reference).
     pub parent: Option<u16>,
     /// Port of the parent it hangs on.

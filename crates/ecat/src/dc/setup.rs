@@ -105,11 +105,14 @@ pub fn configure(
     bus.exchange(&mut batch)?;
     let mut times = Vec::with_capacity(dc.len());
     let mut epu = Vec::with_capacity(dc.len());
+    // Some ESCs latch port receive times but have no system time (0x0918/0x0910/0x0920
+    // unanswered, as the EL2828 in the real capture): they count for the topology only.
+    let mut has_system_time = Vec::with_capacity(dc.len());
     for (k, &i) in dc.iter().enumerate() {
         let p = &batch[3 * k..3 * k + 3];
-        for q in p {
-            check_wkc(q, q.wkc, 1)?;
-        }
+        check_wkc(&p[0], p[0].wkc, 1)?;
+        check_wkc(&p[2], p[2].wkc, 1)?;
+        has_system_time.push(p[1].wkc == 1);
         let t: [u32; 4] = core::array::from_fn(|n| {
             u32::from_le_bytes(p[0].data[4 * n..4 * n + 4].try_into().unwrap_or([0; 4]))
         });
@@ -123,22 +126,31 @@ pub fn configure(
     }
     // 3. Delays and offsets.
     let placed = place(&times);
+    let Some(first_k) = has_system_time.iter().position(|&h| h) else {
+        return Ok(None);
+    };
+    let first = dc[first_k];
     let mut writes = Vec::with_capacity(dc.len() * 4);
     for (k, &i) in dc.iter().enumerate() {
         let pl = placed[k];
+        let system_time = has_system_time[k];
         let offset = t_master
             .wrapping_add(pl.delay_ns as u64)
             .wrapping_sub(epu[k]);
         subs[i].dc = Some(DcInfo {
-            reference: k == 0,
+            reference: k == first_k,
+            system_time,
             parent: pl.parent.map(|p| subs[dc[p]].position),
             parent_port: pl.parent_port as u8,
             entry_port: pl.entry_port as u8,
             port_times: times[k].times,
             delay_ns: pl.delay_ns,
             hop_ns: pl.hop_ns,
-            offset_ns: offset,
+            offset_ns: if system_time { offset } else { 0 },
         });
+        if !system_time {
+            continue;
+        }
         let st = subs[i].station;
         writes.push(Pdu::physical(
             Command::Fpwr,
