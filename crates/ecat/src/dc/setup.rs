@@ -77,9 +77,9 @@ pub fn configure(
     let dc: Vec<usize> = (0..subs.len())
         .filter(|&i| subs[i].dc_supported())
         .collect();
-    let Some(&first) = dc.first() else {
+    if dc.is_empty() {
         return Ok(None);
-    };
+    }
     let base = epoch_base(bus);
     // 1. Latch.
     let t_master = master_time(bus, base);
