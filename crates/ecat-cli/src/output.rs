@@ -7,6 +7,19 @@ use ecat_wire::register::PortType;
 use serde::Serialize;
 use std::fmt::Write;
 
+/// The SubDevices as the runtime's supervisor last saw them (state and code updated).
+pub fn runtime_subdevices(rt: &ecat::runtime::Runtime) -> Vec<SubDevice> {
+    rt.supervisor()
+        .states()
+        .map(|x| {
+            let mut s = x.info.clone();
+            s.al_status = x.status;
+            s.al_status_code = x.code;
+            s
+        })
+        .collect()
+}
+
 /// True if the SubDevice reports a real error (see `ecat::esm::refused`).
 pub fn has_error(s: &SubDevice) -> bool {
     ecat::esm::refused(s.al_status, s.al_status_code)

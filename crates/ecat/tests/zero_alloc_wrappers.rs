@@ -11,31 +11,9 @@ use ecat::runtime::Activation;
 use ecat::MainDevice;
 use ecat_sim::Network;
 use ecat_wire::al::AlState;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-struct Counting;
-
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
-        }
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
-        }
-        unsafe { System.realloc(p, l, n) }
-    }
-}
+mod common;
+use common::counting::{self, Counting};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -61,8 +39,7 @@ fn capture_and_faults_allocate_nothing() {
             vt.advance(1_000_000);
             rt.tx_rx(1_000_000).unwrap();
         }
-        ALLOCS.store(0, Ordering::SeqCst);
-        COUNTING.store(true, Ordering::SeqCst);
+        counting::start();
         for c in 0..10_000u32 {
             vt.advance(1_000_000);
             rt.receive().unwrap();
@@ -71,10 +48,9 @@ fn capture_and_faults_allocate_nothing() {
             rt.send().unwrap();
             rt.wait_return(rt.now() + 1_000_000).unwrap();
         }
-        COUNTING.store(false, Ordering::SeqCst);
-        let n = ALLOCS.load(Ordering::SeqCst);
+        let n = counting::stop();
         assert_eq!(n, 0, "{name}: the wrapped cyclic path allocated {n} times");
-        let dups = stats.duplicated[1].load(Ordering::Relaxed);
+        let dups = stats.duplicated[1].load(std::sync::atomic::Ordering::Relaxed);
         assert!(dups > 300, "{dups}");
         let (cy, _, _) = rt.counters();
         drop(rt); // closes and flushes the capture

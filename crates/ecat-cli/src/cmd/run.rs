@@ -388,16 +388,7 @@ pub fn run(mut a: Args) -> CmdResult {
     }
     stop_result?;
     a.tap.report(&rt);
-    let states: Vec<_> = rt
-        .supervisor()
-        .states()
-        .map(|x| {
-            let mut s = x.info.clone();
-            s.al_status = x.status;
-            s.al_status_code = x.code;
-            s
-        })
-        .collect();
+    let states = crate::output::runtime_subdevices(&rt);
     for i in 0..states.len() {
         println!("{}", list_line(&states, i));
     }

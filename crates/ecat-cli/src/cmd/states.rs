@@ -72,16 +72,7 @@ fn process_data_state(
     while let Some(e) = rt.next_event() {
         println!("{e}");
     }
-    let states: Vec<_> = rt
-        .supervisor()
-        .states()
-        .map(|x| {
-            let mut s = x.info.clone();
-            s.al_status = x.status;
-            s.al_status_code = x.code;
-            s
-        })
-        .collect();
+    let states = crate::output::runtime_subdevices(&rt);
     for i in 0..states.len() {
         println!("{}", list_line(&states, i));
     }
