@@ -36,6 +36,7 @@ pub mod esm;
 pub mod frame;
 pub mod link;
 pub mod mailbox;
+pub mod netns;
 pub mod maindevice;
 pub mod pdo_coe;
 pub mod perf;
