@@ -4,7 +4,8 @@
 //! cyclic frame's size per cycle, on the same absolute schedule as the MainDevice, and times
 //! the round trip (raw socket, Block or BusyPoll like the ecat row it is compared with).
 //! `bare timer`: a thread with the cycle thread's settings that only sleeps to each boundary
-//! (`clock_nanosleep` absolute) and records how late it woke, as cyclictest does.
+//! (`clock_nanosleep` absolute) and records how late it woke, as cyclictest does; it counts an
+//! overrun when it wakes past the next boundary (what the machine alone allows).
 
 use super::row::{some, Row};
 use ecat::cycle::{mono_ns, realtime_setup, sleep_until, CycleOptions};
@@ -121,7 +122,7 @@ pub fn bare_timer_row(opts: &CycleOptions, stop: &AtomicBool) -> Row {
     let cycles = opts.duration_ns / period.max(1);
     let mut next = mono_ns() + period;
     let mut last = 0;
-    let mut n = 0;
+    let (mut n, mut overruns) = (0, 0);
     for _ in 0..cycles {
         if stop.load(Ordering::Relaxed) {
             break;
@@ -135,6 +136,11 @@ pub fn bare_timer_row(opts: &CycleOptions, stop: &AtomicBool) -> Row {
         last = t0;
         n += 1;
         next += period;
+        let now = mono_ns();
+        if now >= next {
+            overruns += 1;
+            next += (now - next) / period * period + period;
+        }
     }
     Row {
         name: name.into(),
@@ -143,6 +149,7 @@ pub fn bare_timer_row(opts: &CycleOptions, stop: &AtomicBool) -> Row {
         cycles: n,
         wake: some(wake.summary()),
         cycle_time: some(cyc.summary()),
+        overruns,
         ..Default::default()
     }
 }

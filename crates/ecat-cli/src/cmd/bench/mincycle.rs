@@ -1,7 +1,11 @@
 //! `--find-min-cycle`: seed 002's headline figure. For each link, run a window at ever shorter
 //! cycle times until a window is unstable (more than 0.1 % of its cycles with a lost frame, a
 //! WKC error or an overrun, or it could not run at all); the smallest stable cycle is the
-//! result. The ladder starts at 1 ms and stops at the first unstable step.
+//! result. The ladder starts at 1 ms and stops at the first unstable step. A failed window is
+//! run once more before the step counts as unstable: on a shared machine one stall of a few
+//! milliseconds would otherwise decide the result on its own. Both windows are reported.
+//! The `bare timer` ladder (a thread that only sleeps; an overrun is a wake-up past the next
+//! boundary) shows how far the machine itself allows.
 
 use super::row::Row;
 use serde_json::{json, Value};
@@ -44,8 +48,14 @@ pub fn find(name: &str, stop: &dyn Fn() -> bool, measure: &mut dyn FnMut(u64) ->
             break;
         }
         let row = measure(p);
-        let ok = row.stable();
+        let mut ok = row.stable();
+        let retry = !ok && row.available && !stop();
         m.steps.push(Step { period_ns: p, row });
+        if retry {
+            let row = measure(p);
+            ok = row.stable();
+            m.steps.push(Step { period_ns: p, row });
+        }
         if !ok {
             break;
         }
@@ -135,7 +145,7 @@ mod tests {
             }
         });
         assert_eq!(m.min_stable_ns, Some(150_000));
-        assert_eq!(*seen.last().unwrap(), 125_000);
-        assert_eq!(m.steps.len(), 6);
+        assert_eq!(seen[seen.len() - 2..], [125_000, 125_000]);
+        assert_eq!(m.steps.len(), 7);
     }
 }

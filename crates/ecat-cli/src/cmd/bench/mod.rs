@@ -188,6 +188,11 @@ pub fn run(a: Args) -> CmdResult {
     let mut mins = Vec::new();
     if a.find_min_cycle && !stopped() {
         let window = a.window.max(100_000_000);
+        mins.push(mincycle::find("bare timer", &stopped, &mut |p| {
+            measured("bare timer", || {
+                floor::bare_timer_row(&options(p, window), &crate::signals::STOP)
+            })
+        }));
         for (name, kind, busy) in LINKS {
             mins.push(mincycle::find(name, &stopped, &mut |p| {
                 ecat_on(&v, &a.network, name, kind, busy, &options(p, window))

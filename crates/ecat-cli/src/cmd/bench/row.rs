@@ -49,9 +49,10 @@ impl Row {
         }
     }
 
-    /// Errors that make a cycle unstable (lost frames, WKC errors, overruns).
+    /// Cycles with an error, at most: a lost frame also shows as a WKC error in its cycle, so
+    /// the larger of the two counts, plus overruns.
     pub fn errors(&self) -> u64 {
-        self.frames_lost + self.wkc_errors + self.overruns
+        self.frames_lost.max(self.wkc_errors) + self.overruns
     }
 
     /// Stable: at most 0.1 % of the cycles had an error, and it ran at all.
