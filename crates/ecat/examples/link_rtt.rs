@@ -13,55 +13,13 @@
 use ecat::link::raw::RawSocket;
 use ecat::link::xdp::XdpMode;
 use ecat::link::{Link, LinkOptions, RecvMode};
-use std::process::{Command, Stdio};
+use ecat::netns::{fifo, pin_thread, VethNs};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-fn ip(args: &[&str]) -> bool {
-    Command::new("ip")
-        .args(args)
-        .stderr(Stdio::null())
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(false)
-}
-
-fn pin_and_fifo(cpu: usize, prio: i32) {
-    let n = std::thread::available_parallelism().map_or(1, |n| n.get());
-    // SAFETY: plain data structures; CPU_SET stays in bounds; both calls affect only the
-    // calling thread.
-    unsafe {
-        if n > 1 {
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            libc::CPU_SET(cpu % n, &mut set);
-            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
-        }
-        let p = libc::sched_param {
-            sched_priority: prio,
-        };
-        if prio > 0 {
-            libc::sched_setscheduler(0, libc::SCHED_FIFO, &p);
-        }
-    }
-}
-
-/// Namespace and veth pair, removed on drop.
-struct Veth {
-    ns: String,
-    near: String,
-}
-
-impl Drop for Veth {
-    fn drop(&mut self) {
-        ip(&["link", "del", &self.near]);
-        ip(&["netns", "del", &self.ns]);
-    }
-}
-
 fn main() {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
+    if !ecat::netns::is_root() {
         eprintln!("link_rtt needs root (veth pair, namespace, raw and AF_XDP sockets)");
         std::process::exit(2);
     }
@@ -70,23 +28,9 @@ fn main() {
         .and_then(|a| a.parse().ok())
         .unwrap_or(20_000);
     let busy_echo = std::env::args().any(|a| a == "busy-echo");
-    let ns = format!("eclrtt{}", std::process::id() % 1000);
-    let v = Veth {
-        near: format!("{ns}a"),
-        ns: ns.clone(),
-    };
-    let far = format!("{ns}b");
-    ip(&["netns", "del", &v.ns]);
-    assert!(ip(&["netns", "add", &v.ns]));
-    assert!(ip(&[
-        "link", "add", &v.near, "type", "veth", "peer", "name", &far, "netns", &v.ns
-    ]));
-    let _ = std::fs::write(
-        format!("/proc/sys/net/ipv6/conf/{}/disable_ipv6", v.near),
-        "1",
-    );
-    assert!(ip(&["link", "set", &v.near, "up"]));
-    assert!(ip(&["-n", &v.ns, "link", "set", &far, "up"]));
+    let v = VethNs::create(&format!("eclrtt{}", std::process::id() % 1000))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (ns, far) = (v.ns.clone(), v.far.clone());
 
     // The echo.
     let stop = Arc::new(AtomicBool::new(false));
@@ -94,15 +38,13 @@ fn main() {
     let echo = {
         let (ns, stop) = (ns.clone(), stop.clone());
         std::thread::spawn(move || {
-            let f = std::fs::File::open(format!("/run/netns/{ns}")).unwrap();
-            use std::os::fd::AsRawFd;
-            // SAFETY: a valid namespace descriptor; this moves only the current thread.
-            assert_eq!(unsafe { libc::setns(f.as_raw_fd(), libc::CLONE_NEWNET) }, 0);
+            ecat::netns::enter(&ns).unwrap();
             let echo_mode = if busy_echo {
-                pin_and_fifo(1, 0);
+                pin_thread(1);
                 RecvMode::BusyPoll
             } else {
-                pin_and_fifo(1, 50);
+                pin_thread(1);
+                fifo(50);
                 RecvMode::Block
             };
             let opts = LinkOptions {
@@ -121,7 +63,8 @@ fn main() {
         })
     };
     ready_rx.recv().unwrap();
-    pin_and_fifo(0, 40);
+    pin_thread(0);
+    fifo(40);
 
     // A 60-byte frame: broadcast, EtherType 0x88A4, one BRD datagram of 2 bytes.
     let mut frame = [0u8; 60];

@@ -37,6 +37,7 @@ pub mod frame;
 pub mod link;
 pub mod mailbox;
 pub mod maindevice;
+pub mod netns;
 pub mod pdo_coe;
 pub mod perf;
 pub mod runtime;

@@ -1,6 +1,7 @@
 //! One module per subcommand. Each exposes its clap `Args` (or subcommand enum) and a `run`.
 
 pub mod analyze;
+pub mod bench;
 pub mod coe;
 pub mod doctor;
 pub mod domains;
