@@ -51,10 +51,11 @@ def need(reason: str | None) -> None:
 
 
 def run(argv: list[str], timeout: float = 60.0, **kw) -> subprocess.CompletedProcess:
-    """Run a command, capture text output, never read stdin."""
+    """Run a command, capture text output; stdin is empty unless `input=` is given."""
+    if "input" not in kw:
+        kw["stdin"] = subprocess.DEVNULL
     return subprocess.run(
         [str(a) for a in argv],
-        stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
         errors="replace",

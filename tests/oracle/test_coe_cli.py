@@ -25,6 +25,15 @@ def test_upload_download_over_veth(ecat, veth, ecat_sim):
     assert p.returncode != 0, describe(p)
     assert "0x06020000 (object does not exist in the object dictionary)" in p.stderr, p.stderr
     assert "SubDevice 2 (0x1003" in p.stderr and "panicked" not in p.stderr
+    # Complete access: the PDO assignment with subindex 0 (SI0 takes 2 bytes).
+    p = run([ecat, "upload", "-i", i, "-p", "2", "-c", "0x1c12", "0"])
+    assert p.returncode == 0 and p.stdout.split() == ["0x01", "0x00", "0x00", "0x16"], describe(p)
+    # Segmented download from stdin, read back.
+    text = "".join(chr(ord("a") + k % 26) for k in range(200))
+    p = run([ecat, "download", "-i", i, "-p", "2", "--file", "-", "0x2001", "0"], input=text)
+    assert p.returncode == 0, describe(p)
+    p = run([ecat, "upload", "-i", i, "-p", "2", "-t", "string", "0x2001", "0"])
+    assert p.returncode == 0 and p.stdout.strip() == text, describe(p)
     p = run([ecat, "sdos", "-i", i, "-p", "0", "-q"])
     assert p.returncode == 0 and 'SDO 0x6041, "Statusword"' in p.stdout, describe(p)
     p = run([ecat, "pdos", "-i", i, "-p", "0"])
