@@ -85,7 +85,8 @@ fn measure(spec: &str, busy: bool, opts: &CycleOptions, stop: &AtomicBool) -> Re
     let counters = cycle::run(&mut rt, opts, stop, &mut perf, &mut app, &mut report)
         .map_err(|e| format!("cycle: {e}"))?;
     let (cy, _, _) = rt.counters();
-    let totals: [Summary; 8] = core::array::from_fn(|i| perf.total(Metric::ALL[i]));
+    let totals: [Summary; ecat::perf::METRICS] =
+        core::array::from_fn(|i| perf.total(Metric::ALL[i]));
     // Leave politely (the peer is replaced for the next row anyway).
     let _ = rt.run_until_state(AlState::Init, period, 200);
     Ok(Row {

@@ -35,7 +35,7 @@ pub struct Row {
     /// Cycles that ended after the next boundary.
     pub overruns: u64,
     /// Every `Perf` figure of an ecat row (seed 003's line-up).
-    pub perf: Option<[Summary; 8]>,
+    pub perf: Option<[Summary; ecat::perf::METRICS]>,
 }
 
 impl Row {
