@@ -18,7 +18,6 @@
 //! is configured and returned to the target state, without disturbing the others.
 
 use crate::config::SubDeviceConfig;
-use crate::error::Who;
 use crate::frame::{FrameEngine, Handle, Status};
 use crate::mailbox::exchange::MailboxArea;
 use crate::mailbox::job::SdoJob;
@@ -28,92 +27,9 @@ use ecat_wire::al::{AlControl, AlState, AlStatus, AlStatusCode};
 use ecat_wire::register::{self as reg, eeprom as ee, FmmuRepr, SmRepr};
 use ecat_wire::Command;
 use std::collections::VecDeque;
-use std::fmt;
 
-/// Something the supervisor wants the application to know.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Event {
-    /// A SubDevice stopped answering.
-    Lost {
-        /// Which.
-        who: Who,
-        /// Cycle when it was noticed.
-        cycle: u64,
-    },
-    /// A lost SubDevice answers again (configuration follows).
-    Found {
-        /// Which.
-        who: Who,
-        /// Cycle when it answered.
-        cycle: u64,
-        /// Cycles it was gone.
-        gone_cycles: u64,
-    },
-    /// A SubDevice reached the target state.
-    Reached {
-        /// Which.
-        who: Who,
-        /// State.
-        state: AlState,
-        /// Cycle.
-        cycle: u64,
-    },
-    /// A SubDevice refused a state.
-    Refused {
-        /// Which.
-        who: Who,
-        /// State requested.
-        requested: AlState,
-        /// What it reported.
-        status: AlStatus,
-        /// Why.
-        code: AlStatusCode,
-        /// Cycle.
-        cycle: u64,
-    },
-    /// A startup SDO failed (the SubDevice is tried again later from INIT).
-    StartupFailed {
-        /// Which.
-        who: Who,
-        /// The error, with the transfer and the decoded abort code.
-        error: String,
-        /// Cycle.
-        cycle: u64,
-    },
-    /// The device now at a lost SubDevice's place is a different one.
-    WrongDevice {
-        /// Which place.
-        who: Who,
-        /// Vendor and product found.
-        found: (u32, u32),
-        /// Cycle.
-        cycle: u64,
-    },
-}
-
-impl fmt::Display for Event {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Event::Lost { who, cycle } => write!(f, "cycle {cycle}: {who} lost (no answer)"),
-            Event::Found { who, cycle, gone_cycles } => {
-                write!(f, "cycle {cycle}: {who} is back after {gone_cycles} cycles; configuring it again")
-            }
-            Event::Reached { who, state, cycle } => write!(f, "cycle {cycle}: {who} is in {state}"),
-            Event::Refused { who, requested, status, code, cycle } => write!(
-                f,
-                "cycle {cycle}: {who} refused {requested}: AL status {status}, code {code}"
-            ),
-            Event::StartupFailed { who, error, cycle } => {
-                write!(f, "cycle {cycle}: {who}: startup SDO failed: {error}")
-            }
-            Event::WrongDevice { who, found, cycle } => write!(
-                f,
-                "cycle {cycle}: a different device (vendor 0x{:08X}, product 0x{:08X}) is now at the place of {who}; not configuring it",
-                found.0, found.1
-            ),
-        }
-    }
-}
+mod event;
+pub use event::{Event, SubState};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -157,44 +73,6 @@ struct Sub {
     wait_deadline: u64,
     status: AlStatus,
     code: AlStatusCode,
-}
-
-/// One SubDevice as the supervisor sees it.
-#[derive(Debug, Clone, Copy)]
-pub struct SubState<'a> {
-    /// What the scan found.
-    pub info: &'a SubDevice,
-    /// Last AL status read.
-    pub status: AlStatus,
-    /// Last AL status code read.
-    pub code: AlStatusCode,
-    /// Not answering.
-    pub lost: bool,
-    /// In the target state and watched by the cyclic probe only.
-    pub running: bool,
-}
-
-impl fmt::Display for SubState<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.lost {
-            return write!(f, "{} (lost)", self.info.who());
-        }
-        let state = self
-            .status
-            .state()
-            .map(|s| s.name().to_string())
-            .unwrap_or_else(|| format!("0x{:02X}", self.status.state_bits()));
-        let err = if crate::esm::refused(self.status, self.code) {
-            "+ERR"
-        } else {
-            ""
-        };
-        write!(f, "{} ({state}{err}", self.info.who())?;
-        if self.code.0 != 0 {
-            write!(f, ", code {}", self.code)?;
-        }
-        f.write_str(")")
-    }
 }
 
 /// Timing of the supervisor (nanoseconds).

@@ -1,341 +1,9 @@
-//! Host checks for real-time EtherCAT (seed 001): what the kernel and the machine offer a
-//! cyclic task, what is missing, and the exact change that fixes it.
-//!
-//! Each check gives a [`Finding`]: `OK`, `WARN` (works, but costs jitter), `MISSING` (a
-//! prerequisite of deterministic timing is absent) or `INFO` (cannot be judged, e.g. without an
-//! interface). Checks read `/proc` and `/sys`, and try what can only be known by trying
-//! (SCHED_FIFO on a short-lived thread, opening an AF_PACKET socket). Nothing is changed. The
-//! parsing is in small pure functions so it is tested on sample file contents.
+//! The individual checks: each reads the host, judges it against what a real-time
+//! EtherCAT host needs, and returns a [`Finding`] with the fix.
 
-use std::collections::BTreeMap;
-use std::path::Path;
+use super::*;
 
-/// Verdict of one check.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Status {
-    /// Fine for real-time use.
-    Ok,
-    /// Informational: cannot be judged here.
-    Info,
-    /// Works, but costs latency or jitter.
-    Warn,
-    /// A prerequisite is missing.
-    Missing,
-}
-
-impl Status {
-    /// `OK`, `INFO`, `WARN`, `MISSING`.
-    pub fn label(self) -> &'static str {
-        match self {
-            Status::Ok => "OK",
-            Status::Info => "INFO",
-            Status::Warn => "WARN",
-            Status::Missing => "MISSING",
-        }
-    }
-}
-
-/// One check's result.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finding {
-    /// Short key (`preempt_rt`, `cpuidle`, ...).
-    pub key: &'static str,
-    /// What was checked.
-    pub title: &'static str,
-    /// Verdict.
-    pub status: Status,
-    /// What was found.
-    pub found: String,
-    /// The change to make (empty when nothing is needed).
-    pub fix: String,
-}
-
-fn finding(
-    key: &'static str,
-    title: &'static str,
-    status: Status,
-    found: impl Into<String>,
-    fix: impl Into<String>,
-) -> Finding {
-    Finding {
-        key,
-        title,
-        status,
-        found: found.into(),
-        fix: fix.into(),
-    }
-}
-
-/// What to check.
-#[derive(Debug, Clone, Default)]
-pub struct Options {
-    /// Network interface used for EtherCAT (NIC checks are skipped without it).
-    pub iface: Option<String>,
-}
-
-fn read(path: impl AsRef<Path>) -> Option<String> {
-    std::fs::read_to_string(path).ok()
-}
-
-fn read_trim(path: impl AsRef<Path>) -> Option<String> {
-    read(path).map(|s| s.trim().to_string())
-}
-
-// ---------------------------------------------------------------------------------------
-// Pure parsing
-// ---------------------------------------------------------------------------------------
-
-/// The preemption model from `uname -v`, `/sys/kernel/realtime`, the debugfs `sched/preempt`
-/// file and the kernel config (each optional). Returns (is RT, description).
-pub fn preempt_model(
-    uname_v: &str,
-    realtime: Option<&str>,
-    debug_preempt: Option<&str>,
-    config: Option<&str>,
-) -> (bool, String) {
-    let config_rt = config.is_some_and(|c| c.lines().any(|l| l.trim() == "CONFIG_PREEMPT_RT=y"));
-    let rt = realtime.is_some_and(|r| r.trim() == "1")
-        || uname_v.split_whitespace().any(|w| w == "PREEMPT_RT")
-        || config_rt;
-    let mut parts = Vec::new();
-    for w in ["PREEMPT_RT", "PREEMPT_DYNAMIC", "PREEMPT_LAZY", "PREEMPT"] {
-        if uname_v.split_whitespace().any(|x| x == w) {
-            parts.push(format!("uname -v says {w}"));
-            break;
-        }
-    }
-    if let Some(cur) = debug_preempt.and_then(current_choice) {
-        parts.push(format!("preemption mode '{cur}'"));
-    }
-    match realtime {
-        Some(r) => parts.push(format!("/sys/kernel/realtime = {}", r.trim())),
-        None => parts.push("no /sys/kernel/realtime".into()),
-    }
-    if config.is_some() {
-        parts.push(format!(
-            "kernel config {}",
-            if config_rt {
-                "has CONFIG_PREEMPT_RT=y"
-            } else {
-                "lacks CONFIG_PREEMPT_RT"
-            }
-        ));
-    }
-    if parts.is_empty() {
-        parts.push("no preemption model in uname -v".into());
-    }
-    (rt, parts.join("; "))
-}
-
-/// The choice in parentheses of a sysfs/debugfs selection list (`none voluntary (full)`).
-pub fn current_choice(s: &str) -> Option<String> {
-    s.split_whitespace()
-        .find(|w| w.starts_with('(') && w.ends_with(')'))
-        .map(|w| w.trim_matches(|c| c == '(' || c == ')').to_string())
-}
-
-/// The selected item of a `[bracketed]` list (`always [madvise] never`).
-pub fn bracketed(s: &str) -> Option<String> {
-    s.split_whitespace()
-        .find(|w| w.starts_with('[') && w.ends_with(']'))
-        .map(|w| w.trim_matches(|c| c == '[' || c == ']').to_string())
-}
-
-/// Kernel command line parameters (`key` or `key=value`); the part after `--` (init's) is
-/// left out.
-pub fn parse_cmdline(s: &str) -> BTreeMap<String, Option<String>> {
-    s.split_whitespace()
-        .take_while(|w| *w != "--")
-        .map(|w| match w.split_once('=') {
-            Some((k, v)) => (k.to_string(), Some(v.to_string())),
-            None => (w.to_string(), None),
-        })
-        .collect()
-}
-
-/// A CPU list such as `0-3,5,8-9` (isolcpus flags such as `domain,managed_irq,` skipped).
-pub fn parse_cpu_list(s: &str) -> Vec<usize> {
-    let mut v = Vec::new();
-    for part in s.trim().split(',') {
-        let part = part.trim();
-        if let Some((a, b)) = part.split_once('-') {
-            if let (Ok(a), Ok(b)) = (a.parse::<usize>(), b.parse::<usize>()) {
-                if b >= a && b - a < 4096 {
-                    v.extend(a..=b);
-                }
-            }
-        } else if let Ok(n) = part.parse() {
-            v.push(n);
-        }
-    }
-    v.sort_unstable();
-    v.dedup();
-    v
-}
-
-/// A hexadecimal CPU mask such as `00000000,00000003` into CPU numbers.
-pub fn parse_cpu_mask(s: &str) -> Vec<usize> {
-    let hex: String = s.trim().chars().filter(|c| *c != ',').collect();
-    let mut v = Vec::new();
-    for (i, c) in hex.chars().rev().enumerate() {
-        if let Some(d) = c.to_digit(16) {
-            for b in 0..4 {
-                if d & (1 << b) != 0 {
-                    v.push(i * 4 + b);
-                }
-            }
-        }
-    }
-    v
-}
-
-/// Format CPU numbers as a list (`0-2,5`).
-pub fn format_cpu_list(cpus: &[usize]) -> String {
-    let mut out: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < cpus.len() {
-        let mut j = i;
-        while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
-            j += 1;
-        }
-        out.push(if i == j {
-            cpus[i].to_string()
-        } else {
-            format!("{}-{}", cpus[i], cpus[j])
-        });
-        i = j + 1;
-    }
-    out.join(",")
-}
-
-/// Interrupt coalescing from `ethtool -c`: (adaptive rx on, rx-usecs, rx-frames).
-pub fn parse_coalesce(s: &str) -> (Option<bool>, Option<u32>, Option<u32>) {
-    let mut adaptive = None;
-    let (mut usecs, mut frames) = (None, None);
-    for line in s.lines() {
-        let l = line.trim();
-        if let Some(rest) = l.strip_prefix("Adaptive RX:") {
-            adaptive = rest.split_whitespace().next().map(|w| w == "on");
-        } else if let Some(v) = l.strip_prefix("rx-usecs:") {
-            usecs = v.trim().parse().ok();
-        } else if let Some(v) = l.strip_prefix("rx-frames:") {
-            frames = v.trim().parse().ok();
-        }
-    }
-    (adaptive, usecs, frames)
-}
-
-/// Active swap areas from `/proc/swaps`: (name, size KiB).
-pub fn parse_swaps(s: &str) -> Vec<(String, u64)> {
-    s.lines()
-        .skip(1)
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            (f.len() >= 3).then(|| (f[0].to_string(), f[2].parse().unwrap_or(0)))
-        })
-        .collect()
-}
-
-/// Drivers known to run XDP programs natively (in the driver, before an skb exists). AF_XDP
-/// works on any interface in generic mode, without the speed-up.
-pub const NATIVE_XDP_DRIVERS: &[&str] = &[
-    "i40e",
-    "ice",
-    "ixgbe",
-    "ixgbevf",
-    "igb",
-    "igc",
-    "mlx4_en",
-    "mlx4_core",
-    "mlx5_core",
-    "bnxt_en",
-    "virtio_net",
-    "veth",
-    "tun",
-    "nfp",
-    "qede",
-    "ena",
-    "gve",
-    "hv_netvsc",
-    "xen-netfront",
-    "sfc",
-    "stmmac",
-    "st_gmac",
-    "mvneta",
-    "mvpp2",
-    "fec",
-    "enetc",
-    "dpaa2-eth",
-    "lan743x",
-    "tsnep",
-    "thunder-nicvf",
-    "bnx2x",
-    "netsec",
-    "cpsw",
-    "am65-cpsw-nuss",
-    "atlantic",
-    "octeontx2-nicpf",
-    "ionic",
-    "idpf",
-];
-
-/// Mode of a sysfs cpuidle state list: (name, exit latency µs, disabled).
-pub type IdleState = (String, u64, bool);
-
-/// Judge cpuidle: states with exit latency above `max_us` that are enabled.
-pub fn deep_idle_states(states: &[IdleState], max_us: u64) -> Vec<&IdleState> {
-    states
-        .iter()
-        .filter(|(_, lat, dis)| *lat > max_us && !dis)
-        .collect()
-}
-
-// ---------------------------------------------------------------------------------------
-// Checks
-// ---------------------------------------------------------------------------------------
-
-/// Run every check.
-pub fn run_checks(opts: &Options) -> Vec<Finding> {
-    let cmdline = parse_cmdline(&read("/proc/cmdline").unwrap_or_default());
-    let ncpu = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1);
-    let isolated = read_trim("/sys/devices/system/cpu/isolated")
-        .map(|s| parse_cpu_list(&s))
-        .unwrap_or_default();
-    let mut v = vec![
-        check_preempt(),
-        check_cpuidle(&cmdline),
-        check_cpufreq(&cmdline),
-        check_isolation(&cmdline, ncpu, &isolated),
-        check_irqs(ncpu, &isolated),
-        check_rt_throttling(),
-        check_memlock(),
-        check_sched_fifo(),
-        check_raw_socket(),
-        check_timer_slack(),
-        check_thp(),
-        check_swap(),
-        check_clocksource(),
-    ];
-    match &opts.iface {
-        Some(i) => {
-            v.push(check_nic_irqs(i, &isolated));
-            v.push(check_coalescing(i));
-            v.push(check_xdp(i));
-        }
-        None => v.push(finding(
-            "nic",
-            "Network interface",
-            Status::Info,
-            "no interface given",
-            "run `ecat doctor -i IFACE` to check the EtherCAT NIC's interrupts, coalescing and XDP support",
-        )),
-    }
-    v
-}
-
-fn uname_version() -> String {
+pub(super) fn uname_version() -> String {
     // SAFETY: utsname is plain data, filled by the kernel.
     unsafe {
         let mut u: libc::utsname = std::mem::zeroed();
@@ -351,7 +19,7 @@ fn uname_version() -> String {
     }
 }
 
-fn kernel_config() -> Option<String> {
+pub(super) fn kernel_config() -> Option<String> {
     let release = uname_version()
         .split_whitespace()
         .next()
@@ -373,7 +41,7 @@ fn kernel_config() -> Option<String> {
     None
 }
 
-fn check_preempt() -> Finding {
+pub(super) fn check_preempt() -> Finding {
     let uname = uname_version();
     let realtime = read("/sys/kernel/realtime");
     let dbg = read("/sys/kernel/debug/sched/preempt");
@@ -407,7 +75,7 @@ fn check_preempt() -> Finding {
     }
 }
 
-fn idle_states(cpu: usize) -> Vec<IdleState> {
+pub(super) fn idle_states(cpu: usize) -> Vec<IdleState> {
     let mut v = Vec::new();
     for i in 0..16 {
         let d = format!("/sys/devices/system/cpu/cpu{cpu}/cpuidle/state{i}");
@@ -423,7 +91,7 @@ fn idle_states(cpu: usize) -> Vec<IdleState> {
     v
 }
 
-fn check_cpuidle(cmdline: &BTreeMap<String, Option<String>>) -> Finding {
+pub(super) fn check_cpuidle(cmdline: &BTreeMap<String, Option<String>>) -> Finding {
     let off = cmdline
         .get("cpuidle.off")
         .is_some_and(|v| v.as_deref() == Some("1"))
@@ -477,7 +145,7 @@ fn check_cpuidle(cmdline: &BTreeMap<String, Option<String>>) -> Finding {
     }
 }
 
-fn check_cpufreq(cmdline: &BTreeMap<String, Option<String>>) -> Finding {
+pub(super) fn check_cpufreq(cmdline: &BTreeMap<String, Option<String>>) -> Finding {
     let n = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(1);
@@ -521,7 +189,7 @@ fn check_cpufreq(cmdline: &BTreeMap<String, Option<String>>) -> Finding {
     }
 }
 
-fn suggested_isolation(ncpu: usize) -> (usize, String) {
+pub(super) fn suggested_isolation(ncpu: usize) -> (usize, String) {
     let rt = ncpu - 1;
     let house = if rt == 1 {
         "0".to_string()
@@ -531,7 +199,7 @@ fn suggested_isolation(ncpu: usize) -> (usize, String) {
     (rt, house)
 }
 
-fn check_isolation(
+pub(super) fn check_isolation(
     cmdline: &BTreeMap<String, Option<String>>,
     ncpu: usize,
     isolated: &[usize],
@@ -583,7 +251,7 @@ fn check_isolation(
     }
 }
 
-fn irq_affinities() -> Vec<(u32, Vec<usize>)> {
+pub(super) fn irq_affinities() -> Vec<(u32, Vec<usize>)> {
     let mut v = Vec::new();
     if let Ok(rd) = std::fs::read_dir("/proc/irq") {
         for e in rd.flatten() {
@@ -599,7 +267,7 @@ fn irq_affinities() -> Vec<(u32, Vec<usize>)> {
     v
 }
 
-fn check_irqs(ncpu: usize, isolated: &[usize]) -> Finding {
+pub(super) fn check_irqs(ncpu: usize, isolated: &[usize]) -> Finding {
     let default = read_trim("/proc/irq/default_smp_affinity")
         .map(|m| parse_cpu_mask(&m))
         .unwrap_or_default();
@@ -644,7 +312,7 @@ fn check_irqs(ncpu: usize, isolated: &[usize]) -> Finding {
     }
 }
 
-fn check_nic_irqs(iface: &str, isolated: &[usize]) -> Finding {
+pub(super) fn check_nic_irqs(iface: &str, isolated: &[usize]) -> Finding {
     let mut irqs: Vec<u32> = Vec::new();
     // MSI vectors of the device (or of its PCI parent, for virtio devices).
     for dir in ["device/msi_irqs", "device/../msi_irqs"] {
@@ -709,7 +377,7 @@ fn check_nic_irqs(iface: &str, isolated: &[usize]) -> Finding {
     )
 }
 
-fn which(cmd: &str) -> Option<std::path::PathBuf> {
+pub(super) fn which(cmd: &str) -> Option<std::path::PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
         .chain(["/usr/sbin".into(), "/sbin".into()])
@@ -717,7 +385,7 @@ fn which(cmd: &str) -> Option<std::path::PathBuf> {
         .find(|p| p.is_file())
 }
 
-fn check_coalescing(iface: &str) -> Finding {
+pub(super) fn check_coalescing(iface: &str) -> Finding {
     let Some(ethtool) = which("ethtool") else {
         return finding(
             "coalescing",
@@ -780,7 +448,7 @@ fn check_coalescing(iface: &str) -> Finding {
     }
 }
 
-fn check_xdp(iface: &str) -> Finding {
+pub(super) fn check_xdp(iface: &str) -> Finding {
     let base = format!("/sys/class/net/{iface}");
     if !Path::new(&base).exists() {
         return finding(
@@ -829,7 +497,7 @@ fn check_xdp(iface: &str) -> Finding {
     }
 }
 
-fn check_rt_throttling() -> Finding {
+pub(super) fn check_rt_throttling() -> Finding {
     let runtime = read_trim("/proc/sys/kernel/sched_rt_runtime_us");
     let period = read_trim("/proc/sys/kernel/sched_rt_period_us");
     let found = format!(
@@ -850,12 +518,12 @@ fn check_rt_throttling() -> Finding {
     }
 }
 
-fn is_root() -> bool {
+pub(super) fn is_root() -> bool {
     // SAFETY: plain syscall.
     unsafe { libc::geteuid() == 0 }
 }
 
-fn check_memlock() -> Finding {
+pub(super) fn check_memlock() -> Finding {
     let mut r = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
@@ -895,7 +563,7 @@ fn check_memlock() -> Finding {
     }
 }
 
-fn check_sched_fifo() -> Finding {
+pub(super) fn check_sched_fifo() -> Finding {
     let res = std::thread::spawn(|| {
         // SAFETY: scheduling calls on the calling (short-lived) thread with valid params.
         unsafe {
@@ -942,7 +610,7 @@ fn check_sched_fifo() -> Finding {
     }
 }
 
-fn check_raw_socket() -> Finding {
+pub(super) fn check_raw_socket() -> Finding {
     let proto = (0x88A4u16).to_be() as libc::c_int;
     // SAFETY: plain syscalls; the descriptor is closed at once.
     let fd = unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW | libc::SOCK_CLOEXEC, proto) };
@@ -970,7 +638,7 @@ fn check_raw_socket() -> Finding {
     }
 }
 
-fn check_timer_slack() -> Finding {
+pub(super) fn check_timer_slack() -> Finding {
     // SAFETY: PR_GET_TIMERSLACK takes no pointer and returns the value.
     let slack = unsafe { libc::prctl(libc::PR_GET_TIMERSLACK, 0, 0, 0, 0) };
     finding(
@@ -988,7 +656,7 @@ fn check_timer_slack() -> Finding {
     )
 }
 
-fn check_thp() -> Finding {
+pub(super) fn check_thp() -> Finding {
     let Some(s) = read("/sys/kernel/mm/transparent_hugepage/enabled") else {
         return finding(
             "thp",
@@ -1012,7 +680,7 @@ fn check_thp() -> Finding {
     }
 }
 
-fn check_swap() -> Finding {
+pub(super) fn check_swap() -> Finding {
     let swaps = parse_swaps(&read("/proc/swaps").unwrap_or_default());
     if swaps.is_empty() {
         finding("swap", "Swap", Status::Ok, "no swap", "")
@@ -1031,7 +699,7 @@ fn check_swap() -> Finding {
     }
 }
 
-fn check_clocksource() -> Finding {
+pub(super) fn check_clocksource() -> Finding {
     let cur = read_trim("/sys/devices/system/clocksource/clocksource0/current_clocksource");
     match cur.as_deref() {
         Some(c @ ("tsc" | "arch_sys_counter" | "kvm-clock" | "riscv_clocksource")) => {
@@ -1045,87 +713,5 @@ fn check_clocksource() -> Finding {
             "prefer tsc where it is stable (`clocksource=tsc tsc=reliable` on x86 with an invariant TSC)",
         ),
         None => finding("clocksource", "Clock source", Status::Info, "unknown", ""),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn preemption() {
-        let (rt, d) = preempt_model(
-            "6.18.44-fc #1 SMP PREEMPT_DYNAMIC @0",
-            None,
-            Some("none voluntary (full) lazy\n"),
-            None,
-        );
-        assert!(!rt);
-        assert!(d.contains("PREEMPT_DYNAMIC") && d.contains("'full'"), "{d}");
-        let (rt, _) = preempt_model("6.12.56 #1 SMP PREEMPT_RT", None, None, None);
-        assert!(rt);
-        let (rt, _) = preempt_model("#1 SMP", Some("1\n"), None, None);
-        assert!(rt);
-        let (rt, d) = preempt_model(
-            "#1 SMP",
-            None,
-            None,
-            Some("CONFIG_PREEMPT=y\n# CONFIG_PREEMPT_RT is not set\n"),
-        );
-        assert!(!rt && d.contains("lacks"), "{d}");
-        let (rt, _) = preempt_model("#1 SMP", None, None, Some("CONFIG_PREEMPT_RT=y\n"));
-        assert!(rt);
-    }
-
-    #[test]
-    fn cmdline_and_cpus() {
-        let c = parse_cmdline("BOOT_IMAGE=/vmlinuz quiet isolcpus=domain,managed_irq,3 nohz_full=3 cpuidle.off=1 -- --init-arg=1");
-        assert_eq!(c.get("nohz_full"), Some(&Some("3".into())));
-        assert_eq!(c.get("quiet"), Some(&None));
-        assert!(c.contains_key("cpuidle.off"));
-        assert!(!c.contains_key("--init-arg"));
-        assert_eq!(parse_cpu_list(c["isolcpus"].as_deref().unwrap()), vec![3]);
-        assert_eq!(parse_cpu_list("0-3,5,8-9\n"), vec![0, 1, 2, 3, 5, 8, 9]);
-        assert_eq!(parse_cpu_list(""), Vec::<usize>::new());
-        assert_eq!(parse_cpu_mask("3\n"), vec![0, 1]);
-        assert_eq!(parse_cpu_mask("00000001,00000010"), vec![4, 32]);
-        assert_eq!(format_cpu_list(&[0, 1, 2, 5, 7, 8]), "0-2,5,7-8");
-        assert_eq!(
-            current_choice("none voluntary (full) lazy"),
-            Some("full".into())
-        );
-        assert_eq!(
-            bracketed("always [madvise] never\n"),
-            Some("madvise".into())
-        );
-    }
-
-    #[test]
-    fn ethtool_swaps_idle() {
-        let c = "Coalesce parameters for eth0:\nAdaptive RX: off  TX: n/a\nstats-block-usecs: n/a\n\nrx-usecs: 0\nrx-frames: 1\nrx-usecs-irq: n/a\n";
-        assert_eq!(parse_coalesce(c), (Some(false), Some(0), Some(1)));
-        let c = "Adaptive RX: on  TX: on\nrx-usecs: 3\nrx-frames: n/a\n";
-        assert_eq!(parse_coalesce(c), (Some(true), Some(3), None));
-        assert!(parse_swaps("Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n").is_empty());
-        let s = parse_swaps("Filename Type Size Used Priority\n/swapfile file 2097148 0 -2\n");
-        assert_eq!(s, vec![("/swapfile".to_string(), 2097148)]);
-        let states = vec![
-            ("POLL".to_string(), 0, false),
-            ("C1".to_string(), 2, false),
-            ("C6".to_string(), 133, false),
-            ("C10".to_string(), 890, true),
-        ];
-        let deep = deep_idle_states(&states, 10);
-        assert_eq!(deep.len(), 1);
-        assert_eq!(deep[0].0, "C6");
-    }
-
-    #[test]
-    fn runs_on_this_machine() {
-        let v = run_checks(&Options::default());
-        assert!(v.iter().any(|f| f.key == "preempt_rt"));
-        assert!(v
-            .iter()
-            .all(|f| f.status == Status::Ok || !f.found.is_empty()));
     }
 }
