@@ -454,10 +454,7 @@ impl Link for MmapSocket {
     }
 
     fn describe(&self) -> String {
-        let mode = match self.mode {
-            RecvMode::Block => "",
-            RecvMode::BusyPoll => ", busy polling",
-        };
+        let mode = self.mode.describe_suffix();
         format!(
             "packet socket with TPACKET_V2 rings on {} ({} slots each way){mode}",
             self.ifname,

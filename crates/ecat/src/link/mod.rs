@@ -135,6 +135,16 @@ pub enum RecvMode {
     BusyPoll,
 }
 
+impl RecvMode {
+    /// What a link's description adds for this mode (`""` or `", busy polling"`).
+    pub fn describe_suffix(self) -> &'static str {
+        match self {
+            RecvMode::Block => "",
+            RecvMode::BusyPoll => ", busy polling",
+        }
+    }
+}
+
 /// Options for opening a link ([`open_with`]); written after `?` in a link name.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LinkOptions {

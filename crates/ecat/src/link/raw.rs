@@ -298,10 +298,7 @@ impl Link for RawSocket {
     }
 
     fn describe(&self) -> String {
-        let mode = match self.mode {
-            RecvMode::Block => "",
-            RecvMode::BusyPoll => ", busy polling",
-        };
+        let mode = self.mode.describe_suffix();
         format!("raw socket on {}{mode}", self.ifname)
     }
 }

@@ -705,9 +705,7 @@ impl Link for XdpSocket {
                 "copy mode"
             }
         );
-        if self.mode == RecvMode::BusyPoll {
-            s.push_str(", busy polling");
-        }
+        s.push_str(self.mode.describe_suffix());
         if let Some(n) = &self.note {
             s.push_str(&format!(" (note: {n})"));
         }
