@@ -52,6 +52,26 @@ pub struct Args {
     /// Leave ethercrab out
     #[arg(long)]
     no_ethercrab: bool,
+    /// How the simulated ring waits for frames: block (SCHED_FIFO, sleeping) or busy
+    /// (spinning, always ready, like hardware)
+    #[arg(long, value_enum, default_value = "block")]
+    peer: PeerWait,
+    /// ecat rows: wake this early and spin to the cycle boundary (e.g. 20us), as
+    /// `ecat run --busy-wait` does; the bare timer stays a plain sleeper
+    #[arg(long, default_value = "0", value_parser = |s: &str| parse_ns(s, 1_000))]
+    busy_wait: u64,
+}
+
+/// `--busy-wait` of the ecat rows, set once before the rows run.
+static BUSY_WAIT_NS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How the peer waits for frames.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PeerWait {
+    /// Sleep in ppoll under SCHED_FIFO.
+    Block,
+    /// Spin under SCHED_OTHER.
+    Busy,
 }
 
 /// The ecat rows: (name, link kind, busy poll).
@@ -89,7 +109,7 @@ fn options(period: u64, duration: u64) -> CycleOptions {
         priority: Some(MEASURED_PRIO),
         cpu: Some(MEASURED_CPU % ecat::netns::cpus()),
         lock_memory: true,
-        busy_wait_ns: 0,
+        busy_wait_ns: BUSY_WAIT_NS.load(std::sync::atomic::Ordering::Relaxed),
         report_interval_ns: u64::MAX / 4,
     }
 }
@@ -135,6 +155,11 @@ pub fn run(a: Args) -> CmdResult {
         return Err("ecat bench needs root: it creates a veth pair and a network namespace, opens raw and AF_XDP sockets and uses SCHED_FIFO (run it with sudo)".into());
     }
     crate::signals::install();
+    peer::PEER_BUSY.store(
+        a.peer == PeerWait::Busy,
+        std::sync::atomic::Ordering::Relaxed,
+    );
+    BUSY_WAIT_NS.store(a.busy_wait, std::sync::atomic::Ordering::Relaxed);
     let period = a.cycle.max(10_000);
     let seconds = a.seconds.max(100_000_000);
     let frame_len = ecat_rows::cyclic_frame_len(&a.network)
@@ -147,9 +172,10 @@ pub fn run(a: Args) -> CmdResult {
     let base = format!("ecb{}", std::process::id() % 100_000);
     let v = VethNs::create(&base)?;
     println!(
-        "ecat bench: veth {} <-> {} (namespace {}), network '{}' ({} bytes of cyclic frames), cycle {:.1} µs, {:.1} s per row; measured threads on CPU {} SCHED_FIFO {}, peer on CPU {}",
+        "ecat bench: veth {} <-> {} (namespace {}), network '{}' ({} bytes of cyclic frames), cycle {:.1} µs, {:.1} s per row; measured threads on CPU {} SCHED_FIFO {}, peer on CPU {} ({})",
         v.near, v.far, v.ns, a.network, frame_len, period as f64 / 1e3, seconds as f64 / 1e9,
-        MEASURED_CPU, MEASURED_PRIO, peer::PEER_CPU
+        MEASURED_CPU, MEASURED_PRIO, peer::PEER_CPU,
+        if a.peer == PeerWait::Busy { "busy-polling, SCHED_OTHER" } else { "blocking, SCHED_FIFO" }
     );
     let o = options(period, seconds);
     let mut rows = Vec::new();

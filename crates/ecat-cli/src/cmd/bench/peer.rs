@@ -1,8 +1,10 @@
 //! The far end of the veth pair: a thread inside the namespace that either echoes every
 //! EtherCAT frame unchanged (the floor: no EtherCAT processing at all) or answers it with the
-//! simulated network. Pinned to the other CPU under SCHED_FIFO, receiving in Block mode, so
-//! the measured thread has its core to itself. Every row starts a fresh peer (a fresh network:
-//! every SubDevice in INIT, counters at zero).
+//! simulated network. Pinned to the other CPU so the measured thread has its core to itself:
+//! by default under SCHED_FIFO receiving in Block mode; with `--peer busy` busy-polling under
+//! SCHED_OTHER (always ready, like real SubDevices that answer in microseconds, without the
+//! wake-up tail of a sleeping thread; SCHED_OTHER so RT throttling never stalls it). Every row
+//! starts a fresh peer (a fresh network: every SubDevice in INIT, counters at zero).
 
 use ecat::link::raw::RawSocket;
 use ecat::link::Link;
@@ -21,6 +23,9 @@ pub const PEER_CPU: usize = 1;
 pub const MEASURED_PRIO: i32 = 40;
 /// SCHED_FIFO priority of the peer.
 pub const PEER_PRIO: i32 = 50;
+
+/// Busy-polling peer (`--peer busy`), set once before the rows run.
+pub static PEER_BUSY: AtomicBool = AtomicBool::new(false);
 
 /// What the peer does with a frame.
 #[derive(Debug, Clone)]
@@ -52,7 +57,10 @@ impl Peer {
                     return;
                 }
                 pin_thread(PEER_CPU);
-                fifo(PEER_PRIO);
+                let busy = PEER_BUSY.load(Ordering::Relaxed);
+                if !busy {
+                    fifo(PEER_PRIO);
+                }
                 let mut net = match &kind {
                     PeerKind::Echo => None,
                     PeerKind::Sim(n) => match Network::open(n) {
@@ -63,7 +71,15 @@ impl Peer {
                         }
                     },
                 };
-                let mut link = match RawSocket::open(&far) {
+                let opts = ecat::link::LinkOptions {
+                    recv_mode: if busy {
+                        ecat::link::RecvMode::BusyPoll
+                    } else {
+                        ecat::link::RecvMode::Block
+                    },
+                    ..Default::default()
+                };
+                let mut link = match RawSocket::open_with(&far, opts) {
                     Ok(l) => l,
                     Err(e) => {
                         let _ = tx.send(Err(format!("peer socket on {far}: {e}")));
