@@ -534,18 +534,23 @@ mod tests {
         }
     }
 
-    #[test]
-    fn round_trip_copies_inputs_not_outputs() {
-        let mut doms = setup(1, 2);
-        let mut c = CyclicFrames::new(
-            &doms,
+    /// Templates with the AL probe and no DC.
+    fn frames(doms: &[Domain]) -> CyclicFrames {
+        CyclicFrames::new(
+            doms,
             [0; 6],
             Extras {
                 al_probe: true,
                 dc: None,
             },
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    #[test]
+    fn round_trip_copies_inputs_not_outputs() {
+        let mut doms = setup(1, 2);
+        let mut c = frames(&doms);
         assert_eq!(c.frame_count(), 1);
         doms[0].outputs_mut().copy_from_slice(&[0x11, 0x22]);
         c.prepare(&mut doms, 0);
@@ -569,15 +574,7 @@ mod tests {
     #[test]
     fn lost_late_duplicate_corrupt_are_counted() {
         let mut doms = setup(1, 2);
-        let mut c = CyclicFrames::new(
-            &doms,
-            [0; 6],
-            Extras {
-                al_probe: true,
-                dc: None,
-            },
-        )
-        .unwrap();
+        let mut c = frames(&doms);
         c.prepare(&mut doms, 0);
         let mut old = c.frame(0, 0).to_vec();
         ring(&mut old, 6, 8);
@@ -603,15 +600,7 @@ mod tests {
     #[test]
     fn large_images_use_several_frames() {
         let mut doms = setup(700, 3); // 2100 + 6 bytes -> two datagrams, two frames
-        let mut c = CyclicFrames::new(
-            &doms,
-            [0; 6],
-            Extras {
-                al_probe: true,
-                dc: None,
-            },
-        )
-        .unwrap();
+        let mut c = frames(&doms);
         assert_eq!(doms[0].plans.len(), 2);
         assert_eq!(c.frame_count(), 2);
         c.prepare(&mut doms, 0);
