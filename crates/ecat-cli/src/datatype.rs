@@ -163,7 +163,7 @@ impl DataType {
             Int64 => format!("0x{:016x} {}", u(8), u(8) as i64),
             Float => format!("{}", f32::from_bits(u(4) as u32)),
             Double => format!("{}", f64::from_bits(u(8))),
-            String => std::string::String::from_utf8_lossy(b).into_owned(),
+            String => ecat_wire::Latin1(b).to_string(),
             Raw => hex(b),
         }
     }

@@ -131,12 +131,7 @@ impl SiiInfo {
         let strings = sii
             .strings()
             .map_err(|_| SiiError::BadCategory("STRINGS"))?;
-        let text = |i: u8| {
-            strings
-                .get(i)
-                .map(|b| String::from_utf8_lossy(b).into_owned())
-                .unwrap_or_default()
-        };
+        let text = |i: u8| strings.text(i).map(|t| t.to_string()).unwrap_or_default();
         let general = sii
             .general()
             .map_err(|_| SiiError::BadCategory("GENERAL"))?

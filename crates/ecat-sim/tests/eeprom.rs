@@ -15,6 +15,7 @@ fn testdata() -> PathBuf {
 
 #[test]
 fn every_catalogue_device_serves_its_sii() {
+    let mut latin1_models = 0;
     for m in devices::catalogue() {
         let text = format!("[[subdevice]]\nmodel = \"{}\"\n", m.name);
         let mut bus = Bus::new(Network::from_toml_str(&text, "t", ".".as_ref()).unwrap());
@@ -38,9 +39,18 @@ fn every_catalogue_device_serves_its_sii() {
         );
         let g = sii.general().unwrap().unwrap();
         let strings = sii.strings().unwrap();
-        assert_eq!(strings.get_str(g.order_index), Some(m.name));
-        assert_eq!(strings.get_str(g.name_index), Some(spec.name));
+        let text = |i| strings.text(i).unwrap().to_string();
+        assert_eq!(text(g.order_index), m.name);
+        assert_eq!(text(g.name_index), spec.name);
+        if spec.name.contains('µ') {
+            // SII strings are ISO 8859-1: 'µ' is the single byte 0xB5, as on real EEPROMs.
+            let raw = strings.get(g.name_index).unwrap();
+            assert_eq!(raw.len(), spec.name.chars().count(), "{}", m.name);
+            assert!(raw.contains(&0xB5), "{}: {raw:02x?}", m.name);
+            latin1_models += 1;
+        }
     }
+    assert!(latin1_models >= 1, "EL1018's name has 'µ'");
 }
 
 #[test]

@@ -28,6 +28,7 @@ mod error;
 pub mod frame;
 #[doc(hidden)]
 pub mod fuzzing;
+pub mod latin1;
 pub mod mailbox;
 pub mod register;
 pub mod sii;
@@ -35,6 +36,7 @@ pub mod sii;
 pub use datagram::{Command, Datagram, DatagramRepr};
 pub use error::{Error, Result};
 pub use frame::{EcatFrame, EthernetFrame, FrameBuilder, ETHERTYPE_ETHERCAT};
+pub use latin1::Latin1;
 
 /// Read a little-endian `u16` at `off`. Callers guarantee the bounds (checked views).
 #[inline]

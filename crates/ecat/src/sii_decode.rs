@@ -74,7 +74,7 @@ impl SubDevice {
                 }
             }
         }
-        let text = |i: u8| strings.get_str(i).unwrap_or("").trim().to_string();
+        let text = |i: u8| strings.text(i).unwrap_or_default().trim().to_string();
         if let Some(g) = general {
             self.name = text(g.name_index);
             self.order = text(g.order_index);
@@ -107,7 +107,7 @@ impl SubDevice {
 }
 
 fn decode_pdos(data: &[u8], strings: &sii::Strings<'_>, warnings: &mut Vec<String>) -> Vec<Pdo> {
-    let text = |i: u8| strings.get_str(i).unwrap_or("").trim().to_string();
+    let text = |i: u8| strings.text(i).unwrap_or_default().trim().to_string();
     let mut out = Vec::new();
     for p in Pdos::new(data) {
         match p {

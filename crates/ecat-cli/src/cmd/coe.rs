@@ -170,7 +170,7 @@ pub fn sdos(a: SdosArgs) -> CmdResult {
         };
         println!(
             "SDO 0x{index:04x}, \"{}\"",
-            String::from_utf8_lossy(obj.name).trim()
+            ecat_wire::Latin1(obj.name).trim()
         );
         if a.quiet {
             continue;
@@ -187,7 +187,7 @@ pub fn sdos(a: SdosArgs) -> CmdResult {
             };
             let name = e
                 .fields()
-                .map(|f| String::from_utf8_lossy(f.name).trim().to_string())
+                .map(|f| ecat_wire::Latin1(f.name).trim().to_string())
                 .unwrap_or_default();
             println!(
                 "  0x{index:04x}:{sub:02x}, {}, {}, {} bit, \"{name}\"",

@@ -135,12 +135,12 @@ pub fn describe(image: &[u8]) -> String {
             c.word_address,
             c.data.len() / 2
         );
-        let s = |i: u8| strings.get_str(i).unwrap_or("").to_string();
+        let s = |i: u8| strings.text(i).unwrap_or_default().to_string();
         match c.kind {
             CategoryType::Strings => {
                 strings = Strings::new(c.data);
                 for (n, t) in strings.iter().enumerate() {
-                    let _ = writeln!(o, "  {:>3}: \"{}\"", n + 1, String::from_utf8_lossy(t));
+                    let _ = writeln!(o, "  {:>3}: \"{}\"", n + 1, ecat_wire::Latin1(t));
                 }
             }
             CategoryType::General => match GeneralRepr::parse(c.data) {

@@ -247,7 +247,7 @@ pub fn build_sii(spec: &DeviceSpec, serial: u32) -> Vec<u8> {
     // The catalogue's descriptions are small; every step below fits in 2 KiB, which the
     // catalogue test checks for each model, so a failure here is a catalogue bug.
     let mut w = SiiWriter::new(&mut buf, &fixed).expect("fixed area fits");
-    w.strings(&st.0).expect("strings fit");
+    w.strings_text(&st.0).expect("strings fit");
     w.general(&general).expect("general fits");
     if !spec.fmmus.is_empty() {
         w.fmmus(spec.fmmus).expect("fmmu fits");

@@ -6,7 +6,7 @@
 //! number of records are refused up front by `new_checked` ([`Error::BadLength`]), except
 //! where the spec pads to an even length (FMMU, FMMU_EX), where a short tail is ignored.
 
-use crate::{le16, le32, put16, put32, Error, Result};
+use crate::{le16, le32, put16, put32, Error, Latin1, Result};
 
 /// The STRINGS category: `u8 count`, then `count` × (`u8 len`, bytes). Index 1 is the first
 /// string; index 0 means "no string" and reads as empty.
@@ -32,12 +32,17 @@ impl<'a> Strings<'a> {
         }
         self.iter().nth(index as usize - 1)
     }
-    /// String `index` as UTF-8 text; `None` if absent or not valid UTF-8 (use [`get`] for the
-    /// raw bytes, e.g. Latin-1 names).
+    /// String `index` as UTF-8 text; `None` if absent or not valid UTF-8. SII strings are
+    /// ISO 8859-1, so names with 'µ' (byte 0xB5) are not UTF-8: prefer [`text`].
     ///
-    /// [`get`]: Strings::get
+    /// [`text`]: Strings::text
     pub fn get_str(&self, index: u8) -> Option<&'a str> {
         core::str::from_utf8(self.get(index)?).ok()
+    }
+    /// String `index` decoded as ISO 8859-1, the encoding of SII strings (never fails);
+    /// `None` if the index is past the list.
+    pub fn text(&self, index: u8) -> Option<Latin1<'a>> {
+        self.get(index).map(Latin1)
     }
     /// Iterate the strings in order (stops early if the payload is cut short).
     pub fn iter(&self) -> StringsIter<'a> {

@@ -420,3 +420,23 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn latin1_strings_round_trip_with_micro_sign() {
+    let mut buf = [0xFFu8; 512];
+    let fixed = FixedAreaRepr::default();
+    let mut w = SiiWriter::new(&mut buf, &fixed).unwrap();
+    w.strings_text(&["EL1018", "EL1018 8K. Dig. Eingang 24V, 10µs"])
+        .unwrap();
+    w.finish();
+    let sii = Sii::new(&buf[..]).unwrap();
+    let s = sii.strings().unwrap();
+    let raw = s.get(2).unwrap();
+    assert_eq!(raw.len(), 33, "'µ' takes one byte");
+    assert_eq!(&raw[29..], b"10\xB5s");
+    assert_eq!(s.get_str(2), None, "not UTF-8");
+    assert_eq!(
+        std::string::ToString::to_string(&s.text(2).unwrap()),
+        "EL1018 8K. Dig. Eingang 24V, 10µs"
+    );
+}

@@ -6,7 +6,7 @@
 
 use super::categories::*;
 use super::{CategoryType, FixedAreaRepr, CATEGORY_HEADER_LEN, FIXED_AREA_LEN};
-use crate::{put16, Error, Result};
+use crate::{latin1, put16, Error, Result};
 
 /// Builds an SII image in place.
 ///
@@ -100,6 +100,31 @@ impl<'a> SiiWriter<'a> {
             out[p] = s.len() as u8;
             out[p + 1..p + 1 + s.len()].copy_from_slice(s);
             p += 1 + s.len();
+        }
+        Ok(())
+    }
+
+    /// Add the STRINGS category from text, encoded as ISO 8859-1 as SII strings are ('µ'
+    /// becomes the byte 0xB5; characters beyond U+00FF become `?`). Limits as [`strings`].
+    ///
+    /// [`strings`]: SiiWriter::strings
+    pub fn strings_text<S: AsRef<str>>(&mut self, strings: &[S]) -> Result<()> {
+        let count = u8::try_from(strings.len()).map_err(|_| Error::BadLength)?;
+        let mut len = 1;
+        for s in strings {
+            let n = latin1::encoded_len(s.as_ref());
+            if n > 255 {
+                return Err(Error::BadLength);
+            }
+            len += 1 + n;
+        }
+        let out = self.category(CategoryType::Strings, len)?;
+        out[0] = count;
+        let mut p = 1;
+        for s in strings {
+            let n = latin1::encode_into(s.as_ref(), &mut out[p + 1..]).ok_or(Error::NoSpace)?;
+            out[p] = n as u8;
+            p += 1 + n;
         }
         Ok(())
     }
