@@ -90,6 +90,8 @@ enum Command {
     Pdos(cmd::pdos::Args),
     /// Print the PDO configuration as C arrays (IgH: `ethercat cstruct`).
     Cstruct(cmd::pdos::Args),
+    /// Describe SubDevices as ESI-like XML (EtherCATInfo) from SII and CoE (IgH: `ethercat xml`).
+    Xml(cmd::xml::Args),
     /// Print the topology as Graphviz DOT with DC delays (IgH: `ethercat graph`).
     Graph(cmd::graph::Args),
     /// Show the process data layout (IgH: `ethercat domains`).
@@ -128,6 +130,7 @@ fn main() -> ExitCode {
         Command::Upload(a) => cmd::coe::upload(a),
         Command::Pdos(a) => cmd::pdos::pdos(a),
         Command::Cstruct(a) => cmd::pdos::cstruct(a),
+        Command::Xml(a) => cmd::xml::run(a),
         Command::Download(a) => cmd::coe::download(a),
         Command::Sdos(a) => cmd::coe::sdos(a),
         Command::Data(a) => cmd::domains::data(a),

@@ -14,6 +14,7 @@ pub mod sim;
 pub mod slaves;
 pub mod states;
 pub mod tap;
+pub mod xml;
 
 use crate::BusArgs;
 use ecat::MainDevice;

@@ -20,7 +20,7 @@ pub struct Args {
 }
 
 /// Name of a PDO or entry from the SII, if the SII describes it.
-fn pdo_name(s: &SubDevice, pdo: u16) -> String {
+pub(crate) fn pdo_name(s: &SubDevice, pdo: u16) -> String {
     s.rx_pdos
         .iter()
         .chain(&s.tx_pdos)
@@ -29,7 +29,8 @@ fn pdo_name(s: &SubDevice, pdo: u16) -> String {
         .unwrap_or_default()
 }
 
-fn entry_name(s: &SubDevice, pdo: u16, index: u16, sub: u8) -> String {
+/// Name of a PDO entry from the SII, if the SII describes it.
+pub(crate) fn entry_name(s: &SubDevice, pdo: u16, index: u16, sub: u8) -> String {
     s.rx_pdos
         .iter()
         .chain(&s.tx_pdos)
@@ -40,7 +41,8 @@ fn entry_name(s: &SubDevice, pdo: u16, index: u16, sub: u8) -> String {
         .unwrap_or_default()
 }
 
-fn configs(
+/// The current PDO configuration of each selected SubDevice (CoE, or the SII).
+pub(crate) fn configs(
     md: &mut MainDevice,
     positions: &[usize],
 ) -> Result<Vec<(usize, SubDeviceConfig)>, Box<dyn std::error::Error>> {

@@ -1,0 +1,200 @@
+//! `ecat xml`: an ESI-like description (ETG.2000 `EtherCATInfo`) of each scanned SubDevice,
+//! as IgH's `ethercat xml` prints it: identity, names, SyncManagers and the PDOs with their
+//! entries, taken from the current PDO configuration (CoE where the SubDevice has it, the SII
+//! otherwise) with the names the SII gives.
+//!
+//! One document per SubDevice, each opening with an XML declaration, so a selection of one
+//! SubDevice (`-p 3 > el2008.xml`) is a file other tools read as an ESI. Numbers use the ESI's
+//! `#x` hex notation; text is escaped, never put in CDATA, so any name survives.
+
+use super::pdos::{configs, entry_name, pdo_name};
+use super::{open_and_scan, CmdResult};
+use crate::select::Select;
+use crate::BusArgs;
+use ecat::config::{Direction, SubDeviceConfig};
+use ecat::SubDevice;
+use std::fmt::Write;
+
+/// Options of `ecat xml`.
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    #[command(flatten)]
+    bus: BusArgs,
+    #[command(flatten)]
+    select: Select,
+}
+
+/// Run `ecat xml`.
+pub fn run(a: Args) -> CmdResult {
+    let mut md = open_and_scan(&a.bus)?;
+    let positions = a.select.resolve(md.subdevices())?;
+    for (p, c) in configs(&mut md, &positions)? {
+        print!("{}", document(&md.subdevices()[p], &c));
+    }
+    Ok(())
+}
+
+/// Escape text for an XML element or attribute.
+fn esc(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => o.push_str("&amp;"),
+            '<' => o.push_str("&lt;"),
+            '>' => o.push_str("&gt;"),
+            '"' => o.push_str("&quot;"),
+            '\'' => o.push_str("&apos;"),
+            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => {}
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+/// The ESI data type name for a CoE data type code, falling back on the bit length when the
+/// SII gives no type (code 0).
+pub fn esi_type_name(code: u8, bits: u8) -> String {
+    let known = match code {
+        0x01 => Some("BOOL"),
+        0x02 => Some("SINT"),
+        0x03 => Some("INT"),
+        0x04 => Some("DINT"),
+        0x05 => Some("USINT"),
+        0x06 => Some("UINT"),
+        0x07 => Some("UDINT"),
+        0x08 => Some("REAL"),
+        0x11 => Some("LREAL"),
+        0x15 => Some("LINT"),
+        0x1B => Some("ULINT"),
+        _ => None,
+    };
+    if let Some(k) = known {
+        return k.to_string();
+    }
+    match (code, bits) {
+        (0x09, _) => format!("STRING({})", bits / 8),
+        (0x0A, _) => format!("OCTET_STRING[{}]", bits / 8),
+        (0x30..=0x37, _) => format!("BIT{}", code - 0x2F),
+        (_, 1) => "BOOL".into(),
+        (_, 8) => "USINT".into(),
+        (_, 16) => "UINT".into(),
+        (_, 32) => "UDINT".into(),
+        (_, 64) => "ULINT".into(),
+        (_, n) => format!("BIT{n}"),
+    }
+}
+
+fn entry_type(s: &SubDevice, pdo: u16, index: u16, sub: u8, bits: u8) -> String {
+    let code = s
+        .rx_pdos
+        .iter()
+        .chain(&s.tx_pdos)
+        .filter(|p| p.index == pdo)
+        .flat_map(|p| &p.entries)
+        .find(|e| e.index == index && e.subindex == sub)
+        .map_or(0, |e| e.data_type);
+    esi_type_name(code, bits)
+}
+
+/// The `EtherCATInfo` document for one SubDevice.
+pub fn document(s: &SubDevice, c: &SubDeviceConfig) -> String {
+    let mut o = String::new();
+    let id = &s.identity;
+    let _ = writeln!(o, "<?xml version=\"1.0\" ?>");
+    let _ = writeln!(o, "<EtherCATInfo>");
+    let _ = writeln!(o, "  <!-- SubDevice {} -->", s.position);
+    let _ = writeln!(o, "  <Vendor>");
+    let _ = writeln!(o, "    <Id>#x{:08x}</Id>", id.vendor_id);
+    let _ = writeln!(o, "  </Vendor>");
+    let _ = writeln!(o, "  <Descriptions>");
+    let _ = writeln!(o, "    <Devices>");
+    let _ = writeln!(o, "      <Device>");
+    let _ = writeln!(
+        o,
+        "        <Type ProductCode=\"#x{:08x}\" RevisionNo=\"#x{:08x}\">{}</Type>",
+        id.product_code,
+        id.revision,
+        esc(&s.order)
+    );
+    let _ = writeln!(o, "        <Name LcId=\"1033\">{}</Name>", esc(&s.name));
+    if !s.group.is_empty() {
+        let _ = writeln!(o, "        <GroupType>{}</GroupType>", esc(&s.group));
+    }
+    for f in &s.fmmu_usage {
+        let what = match f {
+            1 => "Outputs",
+            2 => "Inputs",
+            3 => "MBoxState",
+            _ => continue,
+        };
+        let _ = writeln!(o, "        <Fmmu>{what}</Fmmu>");
+    }
+    for sm in &s.sync_managers {
+        let what = match sm.kind {
+            1 => "MBoxOut",
+            2 => "MBoxIn",
+            3 => "Outputs",
+            4 => "Inputs",
+            _ => "",
+        };
+        let _ = writeln!(
+            o,
+            "        <Sm Enable=\"{}\" StartAddress=\"#x{:04x}\" ControlByte=\"#x{:02x}\" \
+             DefaultSize=\"{}\">{what}</Sm>",
+            sm.enable & 1,
+            sm.start,
+            sm.control,
+            sm.length
+        );
+    }
+    for sync in &c.sync {
+        let tag = match sync.direction {
+            Direction::Output => "RxPdo",
+            Direction::Input => "TxPdo",
+        };
+        for pdo in &sync.pdos {
+            let _ = writeln!(
+                o,
+                "        <{tag} Sm=\"{}\" Fixed=\"1\" Mandatory=\"1\">",
+                sync.index
+            );
+            let _ = writeln!(o, "          <Index>#x{:04x}</Index>", pdo.index);
+            let _ = writeln!(o, "          <Name>{}</Name>", esc(&pdo_name(s, pdo.index)));
+            for e in &pdo.entries {
+                let _ = writeln!(o, "          <Entry>");
+                let _ = writeln!(o, "            <Index>#x{:04x}</Index>", e.index);
+                if e.index != 0 {
+                    let _ = writeln!(o, "            <SubIndex>{}</SubIndex>", e.subindex);
+                }
+                let _ = writeln!(o, "            <BitLen>{}</BitLen>", e.bits);
+                if e.index != 0 {
+                    let name = entry_name(s, pdo.index, e.index, e.subindex);
+                    let ty = entry_type(s, pdo.index, e.index, e.subindex, e.bits);
+                    let _ = writeln!(o, "            <Name>{}</Name>", esc(&name));
+                    let _ = writeln!(o, "            <DataType>{ty}</DataType>");
+                }
+                let _ = writeln!(o, "          </Entry>");
+            }
+            let _ = writeln!(o, "        </{tag}>");
+        }
+    }
+    let _ = writeln!(o, "      </Device>");
+    let _ = writeln!(o, "    </Devices>");
+    let _ = writeln!(o, "  </Descriptions>");
+    let _ = writeln!(o, "</EtherCATInfo>");
+    o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_escaped_and_types_named() {
+        assert_eq!(esc("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
+        assert_eq!(esi_type_name(0x07, 32), "UDINT");
+        assert_eq!(esi_type_name(0, 1), "BOOL");
+        assert_eq!(esi_type_name(0, 3), "BIT3");
+        assert_eq!(esi_type_name(0x09, 64), "STRING(8)");
+    }
+}

@@ -1,0 +1,47 @@
+"""`ecat xml` (IgH: `ethercat xml`): one ESI-like EtherCATInfo document per SubDevice that an
+XML parser reads, with the identity, SyncManagers and PDOs the bus reports."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import xml.etree.ElementTree as ET
+
+
+def _run(ecat, *args):
+    out = subprocess.run([str(ecat), *args], capture_output=True, timeout=60)
+    assert out.returncode == 0, out.stderr.decode(errors="replace")
+    return out.stdout.decode("utf-8")
+
+
+def _documents(text):
+    parts = re.split(r"(?=<\?xml )", text)
+    return [ET.fromstring(p.split("?>", 1)[1]) for p in parts if p.strip()]
+
+
+def test_xml_describes_every_subdevice_of_io(ecat):
+    docs = _documents(_run(ecat, "xml", "-i", "sim:io"))
+    slaves = json.loads(_run(ecat, "slaves", "--json", "-i", "sim:io"))
+    assert len(docs) == len(slaves) == 5
+    for doc, s in zip(docs, slaves):
+        assert int(doc.findtext("Vendor/Id")[2:], 16) == s["vendor_id"]
+        dev = doc.find("Descriptions/Devices/Device")
+        t = dev.find("Type")
+        assert int(t.get("ProductCode")[2:], 16) == s["product_code"]
+        assert int(t.get("RevisionNo")[2:], 16) == s["revision"]
+        assert dev.findtext("Name") == s["name"]
+        bits = {"RxPdo": 0, "TxPdo": 0}
+        for tag in bits:
+            for pdo in dev.findall(tag):
+                bits[tag] += sum(int(e.findtext("BitLen")) for e in pdo.findall("Entry"))
+        assert bits["RxPdo"] == s["output_bits"], (s["name"], bits)
+        assert bits["TxPdo"] == s["input_bits"], (s["name"], bits)
+
+
+def test_xml_of_a_drive_names_its_objects(ecat):
+    (doc,) = _documents(_run(ecat, "xml", "-i", "sim:servo6", "-p", "0"))
+    dev = doc.find("Descriptions/Devices/Device")
+    assert [sm.text for sm in dev.findall("Sm")] == ["MBoxOut", "MBoxIn", "Outputs", "Inputs"]
+    names = [e.findtext("Name") for e in dev.iter("Entry")]
+    assert "Controlword" in names and "Statusword" in names
