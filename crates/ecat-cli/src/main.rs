@@ -28,8 +28,9 @@ const DEFAULT_INTERFACE: &str = "sim:io";
     long_about = "EtherCAT MainDevice (master) in Linux user space.\n\n\
         Interfaces (-i, or the ECAT_INTERFACE environment variable): a network interface \
         such as eth0 (raw socket, needs root or cap_net_raw), raw:eth0, or a simulated \
-        network: sim:io (built-in preset) or sim:path/to/network.toml. Without one, the \
-        built-in simulated network sim:io is used."
+        network: sim:io (built-in preset) or sim:path/to/network.toml. Without one, \
+        commands use the built-in simulated network sim:io, and `ecat run` (the main job) \
+        runs sim:servo6, seed 000's six CiA 402 drives."
 )]
 struct Cli {
     #[command(subcommand)]
