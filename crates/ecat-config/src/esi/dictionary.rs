@@ -420,8 +420,21 @@ fn parse_object(
         obj.min = v.min;
         obj.max = v.max;
     } else if let Some(info) = info {
-        // One Info/SubItem per sub-index, in order.
-        for (sub, si) in sub_items.iter_mut().zip(children(info, "SubItem")) {
+        // One Info/SubItem per sub-item, in order; matched by name where the names agree
+        // (a file that skips one stays aligned), else by position.
+        let mut used = vec![false; sub_items.len()];
+        for (k, si) in children(info, "SubItem").enumerate() {
+            let name = child_text(si, "Name").unwrap_or("");
+            let at = if sub_items.get(k).is_some_and(|s| s.name == name) && !used[k] {
+                Some(k)
+            } else {
+                (0..sub_items.len())
+                    .find(|&j| !used[j] && !name.is_empty() && sub_items[j].name == name)
+                    .or((k < sub_items.len() && !used[k]).then_some(k))
+            };
+            let Some(j) = at else { continue };
+            used[j] = true;
+            let sub = &mut sub_items[j];
             let v = parse_values(cx, child(si, "Info"), &sub.type_name, sub.bit_size)?;
             sub.default = v.default;
             sub.min = v.min;

@@ -80,7 +80,7 @@ impl EsiFile {
                 message: xml_message(&e),
             }
         })?;
-        let cx = Ctx { doc: &doc, file };
+        let cx = Ctx::new(&doc, file);
         let root = doc.root_element();
         if root.tag_name().name() != "EtherCATInfo" {
             return Err(cx.invalid(

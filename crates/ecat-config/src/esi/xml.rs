@@ -13,6 +13,20 @@ use roxmltree::{Document, Node};
 pub(crate) struct Ctx<'a, 'input> {
     pub doc: &'a Document<'input>,
     pub file: &'a str,
+    /// Last position computed (byte offset, line, column): nodes are asked for in document
+    /// order, so counting on from here keeps positions linear in the file size.
+    pub cursor: std::cell::Cell<(usize, u32, u32)>,
+}
+
+impl<'a, 'input> Ctx<'a, 'input> {
+    /// A context for `doc` read from `file`.
+    pub fn new(doc: &'a Document<'input>, file: &'a str) -> Self {
+        Ctx {
+            doc,
+            file,
+            cursor: std::cell::Cell::new((0, 1, 1)),
+        }
+    }
 }
 
 impl<'input> Ctx<'_, 'input> {
@@ -27,10 +41,28 @@ impl<'input> Ctx<'_, 'input> {
         }
     }
 
-    /// The `line:column` of `node`.
+    /// The `line:column` of `node` (columns count characters).
     pub fn line_col(&self, node: Node<'_, 'input>) -> (u32, u32) {
-        let pos = self.doc.text_pos_at(node.range().start);
-        (pos.row, pos.col)
+        let target = node.range().start;
+        let (mut off, mut line, mut col) = self.cursor.get();
+        if target < off {
+            (off, line, col) = (0, 1, 1);
+        }
+        let text = self.doc.input_text();
+        let Some(span) = text.get(off..target) else {
+            let pos = self.doc.text_pos_at(target);
+            return (pos.row, pos.col);
+        };
+        for c in span.chars() {
+            if c == '\n' {
+                line += 1;
+                col = 1;
+            } else {
+                col += 1;
+            }
+        }
+        self.cursor.set((target, line, col));
+        (line, col)
     }
 
     /// The integer text of element `node` (required).
