@@ -235,6 +235,9 @@ fn layout(
             general.flags = GeneralFlags(GeneralFlags::MBOX_DLL);
         }
     }
+    if device.use_lrd_lwr {
+        general.flags = GeneralFlags(general.flags.0 | GeneralFlags::NOT_LRW);
+    }
     for (n, p) in device.esc.ports.iter().take(4).enumerate() {
         general.physical_ports |= (p.sii_nibble() as u16) << (4 * n);
     }

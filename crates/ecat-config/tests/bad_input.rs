@@ -121,6 +121,21 @@ proptest! {
     }
 
     #[test]
+    fn truncated_real_file_with_dictionary_never_panics(cut in 0usize..27_010) {
+        let path = common::testdata("esi").join("Synapticon_Somanet_CiA402-single.xml");
+        let bytes = std::fs::read(path).unwrap();
+        let cut = cut.min(bytes.len());
+        match EsiFile::parse_bytes(&bytes[..cut], "cut.xml") {
+            Ok(f) => {
+                for d in &f.devices {
+                    let _ = ecat_config::build_sii(d);
+                }
+            }
+            Err(e) => prop_assert!(e.to_string().starts_with("cut.xml")),
+        }
+    }
+
+    #[test]
     fn mutated_input_never_panics(edits in proptest::collection::vec((0usize..SMALL.len(), any::<u8>()), 1..8)) {
         let mut bytes = SMALL.as_bytes().to_vec();
         for (pos, b) in edits {

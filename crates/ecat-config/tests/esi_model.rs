@@ -209,3 +209,26 @@ fn library_lookups() {
     // Wrong vendor.
     assert!(lib.find_product(Some(3), 0x07d4_3052, None).is_err());
 }
+
+#[test]
+fn esc_registers_watchdog_and_lrd_lwr() {
+    let text = r##"<EtherCATInfo><Vendor><Id>#x99</Id></Vendor><Descriptions><Devices>
+        <Device Physics="YY">
+          <Type ProductCode="#x10" RevisionNo="#x2" UseLrdLwr="1">Dev</Type>
+          <Sm StartAddress="#x1000" ControlByte="#x64" Enable="1" Watchdog="1">Outputs</Sm>
+          <ESC><Reg0400>#x09C2</Reg0400><Reg0410>1000</Reg0410><Reg0420>#x03E8</Reg0420></ESC>
+          <VendorSpecific><Anything Deep="1"><Nested/></Anything></VendorSpecific>
+        </Device></Devices></Descriptions></EtherCATInfo>"##;
+    let f = EsiFile::parse_str(text, "esc.xml").unwrap();
+    let d = &f.devices[0];
+    assert_eq!(d.esc.watchdog_divider, Some(0x09c2));
+    assert_eq!(d.esc.pdi_watchdog, Some(1000));
+    assert_eq!(d.esc.sm_watchdog, Some(1000));
+    assert_eq!(d.esc.reg0108, None);
+    assert!(d.sms[0].watchdog);
+    assert!(d.use_lrd_lwr);
+    let img = build_sii(d).unwrap();
+    let g = Sii::new(&img).unwrap().general().unwrap().unwrap();
+    assert!(g.not_lrw());
+    assert_eq!(g.physical_ports, 0x0011);
+}

@@ -230,8 +230,17 @@ pub struct EscInfo {
     pub physics: String,
     /// Ports: from `Info/Port` when given, else from `Physics`.
     pub ports: Vec<PortKind>,
-    /// ESC type (`Info/EscType` or `Device/Type` of `ESC`), where the file names one.
+    /// ESC type (`Info/EscType`), where the file names one.
     pub esc_type: Option<String>,
+    /// `ESC/Reg0108` (initial value of ESC register 0x0108), when given.
+    pub reg0108: Option<u16>,
+    /// `ESC/Reg0400`: watchdog divider (register 0x0400), when given.
+    pub watchdog_divider: Option<u16>,
+    /// `ESC/Reg0410`: PDI watchdog time (register 0x0410), when given.
+    pub pdi_watchdog: Option<u16>,
+    /// `ESC/Reg0420`: process-data (SyncManager) watchdog time (register 0x0420), when
+    /// given. Which SyncManagers trigger it is [`Sm::watchdog`].
+    pub sm_watchdog: Option<u16>,
 }
 
 /// One device description (one `Device` element: one type at one revision).
@@ -243,6 +252,8 @@ pub struct Device {
     pub product_code: Option<u32>,
     /// Revision number (0 when absent).
     pub revision: u32,
+    /// The device cannot take LRW; use LRD and LWR (`Type@UseLrdLwr`).
+    pub use_lrd_lwr: bool,
     /// Vendor id of the file.
     pub vendor_id: u32,
     /// Names per language.
@@ -389,6 +400,15 @@ pub(crate) fn parse_device(
     let esc_type = info
         .and_then(|i| child_text(i, "EscType"))
         .map(str::to_string);
+    let esc_reg = |name: &str| -> Result<Option<u16>> {
+        match child(node, "ESC").and_then(|e| child(e, name)) {
+            Some(r) => {
+                let v = cx.int(r)?;
+                Ok(Some(cx.fit::<u16>(r, v)?))
+            }
+            None => Ok(None),
+        }
+    };
 
     let ebus_current_ma = match info.and_then(|i| child(i, "Electrical")) {
         Some(e) => cx.child_int(e, "EBusCurrent")?.map(|v| v as i32),
@@ -472,6 +492,7 @@ pub(crate) fn parse_device(
         type_name: text(ty).to_string(),
         product_code,
         revision,
+        use_lrd_lwr: bool_attr(ty, "UseLrdLwr"),
         vendor_id,
         names: local_texts(node, "Name"),
         group: groups.iter().find(|g| g.type_name == group_type).cloned(),
@@ -482,6 +503,10 @@ pub(crate) fn parse_device(
             physics,
             ports,
             esc_type,
+            reg0108: esc_reg("Reg0108")?,
+            watchdog_divider: esc_reg("Reg0400")?,
+            pdi_watchdog: esc_reg("Reg0410")?,
+            sm_watchdog: esc_reg("Reg0420")?,
         },
         fmmus,
         sms,

@@ -540,7 +540,7 @@ fn expand_array(
             name: format!("SubIndex {sub:03}"),
             type_name: base.clone(),
             bit_size: elem_bits,
-            bit_offset: offset + k * elem_bits,
+            bit_offset: offset.saturating_add(k.saturating_mul(elem_bits)),
             flags,
             default: None,
             min: None,
