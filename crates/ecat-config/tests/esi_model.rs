@@ -232,3 +232,22 @@ fn esc_registers_watchdog_and_lrd_lwr() {
     assert!(g.not_lrw());
     assert_eq!(g.physical_ports, 0x0011);
 }
+
+#[test]
+fn default_assignment_sizes_and_names() {
+    let f = esi("Beckhoff_EL2xxx.xml");
+    let d = f.device("EL2889", Some(0x0011_0000)).unwrap();
+    assert_eq!(d.default_pdos(0).count(), 8);
+    assert_eq!(d.default_pdos(1).count(), 8);
+    assert_eq!(d.default_sm_bytes(0), Some(1));
+    assert_eq!(d.default_sm_bytes(1), Some(1));
+    assert_eq!(d.default_sm_bytes(2), None);
+    assert_eq!(d.pdo(0x1608).unwrap().name, "Channel 9");
+    assert_eq!(d.object_name(0x7080, 1), Some("Output"));
+    let f = esi("Beckhoff_EL7xxx.xml");
+    let d = f.device("EL7031", Some(0x0010_0000)).unwrap();
+    assert_eq!(d.object_name(0x1c12, 0), Some("SubIndex 000"));
+    assert_eq!(d.object_name(0x8010, 1), Some("Maximal current"));
+    assert_eq!(d.default_sm_bytes(0), None, "SM0 is a mailbox");
+    assert!(d.default_sm_bytes(2).unwrap() > 0);
+}

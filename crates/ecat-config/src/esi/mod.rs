@@ -11,6 +11,7 @@ mod datatype;
 mod device;
 mod dictionary;
 mod pdo;
+mod query;
 pub(crate) mod xml;
 
 pub use datatype::{base_type_code, is_signed};
