@@ -115,6 +115,11 @@ impl DeviceLibrary {
         Ok(f)
     }
 
+    /// How many files have been parsed so far (each is parsed at most once).
+    pub fn parsed_files(&self) -> usize {
+        self.cache.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+
     fn is_cached(&self, path: &Path) -> bool {
         self.cache
             .lock()

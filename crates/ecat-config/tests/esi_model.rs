@@ -185,10 +185,16 @@ fn latin1_text_becomes_latin1_sii_strings() {
 fn library_lookups() {
     let dir = common::testdata("esi");
     let lib = DeviceLibrary::new([&dir]);
+    assert_eq!(lib.parsed_files(), 0, "listing parses nothing");
     // By product: highest revision unless one is given.
     let d = lib.find_product(None, 0x07d4_3052, None).unwrap();
     assert_eq!(d.type_name, "EL2004");
     let highest = d.revision;
+    assert_eq!(
+        lib.parsed_files(),
+        1,
+        "only the file that mentions the product is parsed"
+    );
     assert!(highest >= 0x0012_0000);
     let d = lib
         .find_product(Some(2), 0x07d4_3052, Some(0x0010_0000))
@@ -206,6 +212,7 @@ fn library_lookups() {
     // Cached: the same parsed file is handed out again.
     let again = lib.find_type("EL2008", None).unwrap();
     assert!(std::sync::Arc::ptr_eq(&d.file, &again.file));
+    assert_eq!(lib.parsed_files(), 1);
     // Wrong vendor.
     assert!(lib.find_product(Some(3), 0x07d4_3052, None).is_err());
 }
