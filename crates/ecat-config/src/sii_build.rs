@@ -92,6 +92,7 @@ pub fn build_sii_detailed(device: &Device, opts: &SiiOptions) -> Result<BuiltSii
         (PdoContent::DefaultOnly, false),
     ];
     if has_coe {
+        tries.push((PdoContent::None, true));
         tries.push((PdoContent::None, false));
     }
     let mut last_len = 0;

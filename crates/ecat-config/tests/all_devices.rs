@@ -3,7 +3,7 @@
 
 mod common;
 
-use ecat_config::{build_sii, DeviceLibrary};
+use ecat_config::{build_sii_detailed, DeviceLibrary, PdoContent, SiiOptions};
 use ecat_wire::sii::{FixedAreaRepr, Sii};
 
 #[test]
@@ -15,6 +15,7 @@ fn every_device_of_every_esi_file_loads() {
     let mut passive = 0;
     let mut failures = Vec::new();
     let mut images = 0;
+    let mut shrunk = Vec::new();
     for path in lib.files() {
         let file = match lib.file(path) {
             Ok(f) => f,
@@ -30,9 +31,18 @@ fn every_device_of_every_esi_file_loads() {
                 file_passive += 1;
                 continue;
             }
-            match build_sii(d) {
-                Ok(img) => {
+            match build_sii_detailed(d, &SiiOptions::default()) {
+                Ok(built) => {
                     images += 1;
+                    if built.pdos != PdoContent::All || !built.dc_names {
+                        shrunk.push(format!(
+                            "{} ({:?}{})",
+                            d.label(),
+                            built.pdos,
+                            if built.dc_names { "" } else { ", no DC names" }
+                        ));
+                    }
+                    let img = built.image;
                     let sii = Sii::new(&img).map(|_| FixedAreaRepr::parse(&img));
                     match sii {
                         Ok(Ok(f))
@@ -61,6 +71,11 @@ fn every_device_of_every_esi_file_loads() {
             file_passive
         );
     }
+    println!(
+        "{} images shrunk to fit their EEPROM: {}",
+        shrunk.len(),
+        shrunk.join("; ")
+    );
     for f in &failures {
         println!("FAILURE: {f}");
     }
