@@ -69,7 +69,7 @@ impl BusArgs {
 enum Command {
     /// List the SubDevices on the bus (IgH: `ethercat slaves`).
     Slaves(cmd::slaves::Args),
-    /// Read the SII EEPROM (IgH: `ethercat sii_read`).
+    /// Read, build or write SII EEPROM images (IgH: `ethercat sii_read` / `sii_write`).
     Sii {
         #[command(subcommand)]
         command: cmd::sii::Command,
@@ -79,6 +79,8 @@ enum Command {
         #[command(subcommand)]
         command: cmd::reg::Command,
     },
+    /// Write the configured station alias into the SII (IgH: `ethercat alias`).
+    Alias(cmd::alias::Args),
     /// Request an EtherCAT state (IgH: `ethercat states`).
     States(cmd::states::Args),
     /// Read an SDO (IgH: `ethercat upload`).
@@ -124,6 +126,7 @@ fn main() -> ExitCode {
         Command::Slaves(a) => cmd::slaves::run(a),
         Command::Sii { command } => cmd::sii::run(command),
         Command::Reg { command } => cmd::reg::run(command),
+        Command::Alias(a) => cmd::alias::run(a),
         Command::States(a) => cmd::states::run(a),
         Command::Sim(a) => cmd::sim::run(a),
         Command::Domains(a) => cmd::domains::domains(a),

@@ -1,5 +1,6 @@
 //! One module per subcommand. Each exposes its clap `Args` (or subcommand enum) and a `run`.
 
+pub mod alias;
 pub mod analyze;
 pub mod bench;
 pub mod coe;
@@ -10,6 +11,8 @@ pub mod pdos;
 pub mod reg;
 pub mod run;
 pub mod sii;
+pub mod sii_build;
+pub mod sii_write;
 pub mod sim;
 pub mod slaves;
 pub mod states;
