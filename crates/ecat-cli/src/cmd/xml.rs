@@ -28,8 +28,13 @@ pub struct Args {
 pub fn run(a: Args) -> CmdResult {
     let mut md = open_and_scan(&a.bus)?;
     let positions = a.select.resolve(md.subdevices())?;
+    let lib = crate::esi_fill::library(&a.bus.esi_dir);
     for (p, c) in configs(&mut md, &positions)? {
-        print!("{}", document(&md.subdevices()[p], &c));
+        let mut s = md.subdevices()[p].clone();
+        if let Some(d) = lib.as_ref().and_then(|l| crate::esi_fill::lookup(l, &s)) {
+            crate::esi_fill::fill(&mut s, &d);
+        }
+        print!("{}", document(&s, &c));
     }
     Ok(())
 }
