@@ -21,37 +21,13 @@ use ecat::runtime::{Activation, Runtime};
 use ecat::MainDevice;
 use ecat_sim::Network;
 use ecat_wire::al::AlState;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Counts allocations while `COUNTING` is set.
-struct Counting;
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-
-// SAFETY: forwards to the system allocator; only counts.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
-        }
-        // SAFETY: same layout contract as ours.
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        // SAFETY: p came from System.alloc with l.
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
-        }
-        // SAFETY: same contract as ours.
-        unsafe { System.realloc(p, l, n) }
-    }
-}
+#[path = "../tests/common/counting.rs"]
+mod counting;
+use counting::Counting;
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
@@ -321,14 +297,14 @@ fn main() {
         } else {
             cycles
         };
-        ALLOCS.store(0, Ordering::SeqCst);
         let mut brackets = Vec::with_capacity(rounds);
+        let mut allocs = 0;
         for _ in 0..rounds {
-            COUNTING.store(true, Ordering::SeqCst);
+            counting::start();
             for (i, &p) in phases.iter().enumerate() {
                 results[i].push(round(&mut rt, p, n));
             }
-            COUNTING.store(false, Ordering::SeqCst);
+            allocs += counting::stop();
             brackets.push(bracket_ns(n));
         }
         let b = median(&mut brackets);
@@ -347,16 +323,7 @@ fn main() {
         let (frames, _) = rt.frame_layout();
         println!(
             "{:<18} {:>9.0} {:>9.0} {:>9.0} {:>10.0} {:>9.0} {:>7} {:>7} {:>8.2} {:>8.0}",
-            name,
-            m[0],
-            m[1],
-            m[2],
-            m[3],
-            m[4],
-            frames,
-            ALLOCS.load(Ordering::SeqCst),
-            up,
-            b
+            name, m[0], m[1], m[2], m[3], m[4], frames, allocs, up, b
         );
     }
     println!("(clock-read bracket subtracted from the phase columns; 'cycle' is one bracket around N whole cycles)");
