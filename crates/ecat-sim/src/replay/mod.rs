@@ -111,3 +111,93 @@ pub fn replay(net: &mut Network, frames: &[CapturedFrame<'_>]) -> Report {
     report.finish(&tally);
     report
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ecat_wire::{Command, FrameBuilder};
+
+    /// A request frame with one datagram; returns its bytes.
+    fn request(cmd: Command, idx: u8, adp: u16, ado: u16, len: u16) -> Vec<u8> {
+        let mut buf = vec![0u8; 1514];
+        let mut fb = FrameBuilder::new(&mut buf, [0x10; 6]).unwrap();
+        fb.push_physical(cmd, idx, adp, ado, len).unwrap();
+        let n = fb.finish();
+        buf.truncate(n);
+        buf
+    }
+
+    /// A capture made on `real`: each request followed by its answer, 1 ms apart.
+    fn capture(real: &mut Network, reqs: &[Vec<u8>]) -> Vec<(u64, Vec<u8>)> {
+        let mut out = Vec::new();
+        for (k, r) in reqs.iter().enumerate() {
+            let t = 1_000_000 * k as u64;
+            let mut a = r.clone();
+            assert!(real.process_frame(&mut a, START_NS + t));
+            out.push((t, r.clone()));
+            out.push((t + 20_000, a));
+        }
+        out
+    }
+
+    fn frames(c: &[(u64, Vec<u8>)]) -> Vec<CapturedFrame<'_>> {
+        c.iter()
+            .map(|(t, d)| CapturedFrame { ts_ns: *t, data: d })
+            .collect()
+    }
+
+    #[test]
+    fn same_network_replays_exactly_and_another_differs_where_it_should() {
+        let reqs = vec![
+            request(Command::Brd, 0, 0, 0x0000, 1),
+            request(Command::Brd, 1, 0, 0x0130, 2),
+            request(Command::Bwr, 2, 0, 0x0630, 16),
+            request(Command::Aprd, 3, 0, 0x0008, 2),
+        ];
+        let c = capture(&mut Network::preset("io").unwrap(), &reqs);
+        let r = replay(&mut Network::preset("io").unwrap(), &frames(&c));
+        assert_eq!(
+            (r.requests, r.answered, r.plain, r.plain_equal),
+            (4, 4, 4, 4)
+        );
+        assert!(r.groups.is_empty());
+        assert_eq!(r.fidelity_percent, 100.0);
+
+        // One drive instead of six terminals: other counts, types and features.
+        let r = replay(&mut Network::preset("servo").unwrap(), &frames(&c));
+        assert_eq!(r.plain_equal, 0, "{r}");
+        let keys: Vec<&str> = r.groups.iter().map(|g| g.key.as_str()).collect();
+        assert!(keys.contains(&"BRD 0x0000 type"), "{keys:?}");
+        assert!(keys.contains(&"BWR 0x0630 FMMU 3"), "{keys:?}");
+        let d = &r.differences[0];
+        assert_eq!((d.packet, d.datagram), (2, 0));
+        assert!(d.mismatch.wkc && d.mismatch.adp);
+    }
+
+    #[test]
+    fn garbage_orphans_and_lost_answers_are_counted_not_fatal() {
+        let reqs = vec![request(Command::Brd, 0, 0, 0x0000, 1)];
+        let mut c = capture(&mut Network::preset("io").unwrap(), &reqs);
+        let orphan = {
+            let mut a = request(Command::Brd, 9, 0, 0x0120, 2);
+            a[6] |= 0x02;
+            a
+        };
+        c.push((5_000_000, orphan));
+        c.push((6_000_000, vec![0xFF; 7]));
+        c.push((7_000_000, request(Command::Brd, 1, 0, 0x0000, 1)));
+        let r = replay(&mut Network::preset("io").unwrap(), &frames(&c));
+        assert_eq!(
+            (
+                r.packets,
+                r.skipped,
+                r.orphan_answers,
+                r.unanswered,
+                r.answered
+            ),
+            (5, 1, 1, 1, 1)
+        );
+        let r = replay(&mut Network::preset("io").unwrap(), &[]);
+        assert_eq!((r.packets, r.fidelity_percent), (0, 100.0));
+    }
+}
