@@ -234,6 +234,7 @@ pub(crate) fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<NetFile
                 let known = crate::esc::chips::for_device(
                     parsed.fixed.vendor_id,
                     parsed.fixed.product_code,
+                    parsed.fixed.revision,
                 );
                 let chip = match &e.chip {
                     None => known.unwrap_or(crate::esc::EscChip::et1100(0)),

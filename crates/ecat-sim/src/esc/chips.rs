@@ -43,6 +43,7 @@ impl EscChip {
             eeprom_status_extra: 0,
             eeprom_busy_ns: EEPROM_READ_NS,
             eeprom_reload_ns: EEPROM_RELOAD_NS,
+            absent: &[],
         }
     }
 
@@ -64,6 +65,7 @@ impl EscChip {
             eeprom_status_extra: 0,
             eeprom_busy_ns: EEPROM_READ_NS,
             eeprom_reload_ns: EEPROM_RELOAD_NS,
+            absent: &[],
         }
     }
 
@@ -132,7 +134,52 @@ impl EscChip {
             ..EscChip::et1100(0x0F)
         }
     }
+
+    /// The FPGA-based ESC of Beckhoff terminals of 2007, as the EL1014, EL2004, EL3102 and
+    /// EL4132 (revision 0) of `wireshark-sample-ethercat.cap` answer: type 0x01, revision 1,
+    /// build 0x000C, 2 FMMUs, 4 SMs, 4 KiB RAM, port descriptor and features reading 0 (no
+    /// DC), 4-byte EEPROM reads (idle 0x0000, busy 440–454 µs after the command), and no
+    /// ECAT event mask (0x0200) or DL alias control (0x0103): broadcast writes there count
+    /// only the coupler.
+    pub const fn fpga_terminal_2007() -> EscChip {
+        EscChip {
+            esc_type: 0x01,
+            revision: 0x01,
+            build: 0x000C,
+            fmmus: 2,
+            sms: 4,
+            ram_kib: 4,
+            port_descriptor: 0x0A,
+            features: 0x0000,
+            dc_system_time: false,
+            eeprom_read_8: false,
+            eeprom_status_extra: 0,
+            eeprom_busy_ns: FPGA_EEPROM_READ_NS,
+            eeprom_reload_ns: 2 * FPGA_EEPROM_READ_NS,
+            absent: &[(0x0007, 0x0008), (0x0103, 0x0104), (0x0200, 0x0202)],
+        }
+    }
+
+    /// The ESC of the 2007 EK1100 (revision 1) in the same capture: type 0x03, revision 1,
+    /// build 0x000B, 1 FMMU, no SyncManager, 4 KiB RAM, port descriptor reading 0, a 32-bit
+    /// DC with system time (features 0x0004) but no SYNC unit (0x0980–0x09FF not counted).
+    pub const fn fpga_coupler_2007() -> EscChip {
+        EscChip {
+            esc_type: 0x03,
+            revision: 0x01,
+            build: 0x000B,
+            fmmus: 1,
+            sms: 0,
+            features: 0x0004,
+            dc_system_time: true,
+            absent: &[(0x0007, 0x0008), (0x0980, 0x0A00)],
+            ..EscChip::fpga_terminal_2007()
+        }
+    }
 }
+
+/// EEPROM read busy time of the 2007 FPGA ESCs (440–454 µs in the capture).
+const FPGA_EEPROM_READ_NS: u64 = 447_000;
 
 /// Chip names a network file may give (`chip = "LAN9252"`), in the order listed in errors.
 pub const CHIP_NAMES: &[&str] = &[
@@ -163,14 +210,20 @@ pub fn by_name(name: &str) -> Option<EscChip> {
 /// Beckhoff's vendor id.
 const BECKHOFF: u32 = 0x0000_0002;
 
-/// The chip of a real device we know, by vendor id and product code (SII words 8–11).
-pub fn for_device(vendor: u32, product: u32) -> Option<EscChip> {
+/// The chip of a real device we know, by vendor id, product code and revision (SII words
+/// 8–13).
+pub fn for_device(vendor: u32, product: u32, revision: u32) -> Option<EscChip> {
     if vendor != BECKHOFF {
         return None;
     }
     Some(match product {
-        // EK1100 coupler.
+        // EK1100 coupler: the 2007 one of the TwinCAT capture, then ET1100-based ones.
+        0x044C_2C52 if revision == 0x0001_0000 => EscChip::fpga_coupler_2007(),
         0x044C_2C52 => EscChip::et1100(0),
+        // EL1014, EL2004, EL3102, EL4132 of 2007 (revision 0), TwinCAT capture.
+        0x03F6_3052 | 0x07D4_3052 | 0x0C1E_3052 | 0x1024_3052 if revision == 0 => {
+            EscChip::fpga_terminal_2007()
+        }
         // EL2828: shows 0x0050 in 0x0502 where the others show 0x0040.
         0x0B0C_3052 => EscChip {
             eeprom_status_extra: 0x0010,
@@ -197,13 +250,19 @@ mod tests {
 
     #[test]
     fn captured_devices_get_their_chips() {
-        let el2828 = for_device(2, 0x0B0C_3052).unwrap();
-        let el2889 = for_device(2, 0x0B49_3052).unwrap();
-        let ek1100 = for_device(2, 0x044C_2C52).unwrap();
+        let el2828 = for_device(2, 0x0B0C_3052, 0x0011_0000).unwrap();
+        let el2889 = for_device(2, 0x0B49_3052, 0x0011_0000).unwrap();
+        let ek1100 = for_device(2, 0x044C_2C52, 0x0012_0000).unwrap();
         assert_eq!(ek1100.esc_type | el2828.esc_type | el2889.esc_type, 0x13);
         assert_eq!((el2828.fmmus, el2828.sms), (3, 4));
         assert_eq!((el2889.features, el2828.features), (0x00FC, 0x01FC));
         assert!(el2889.dc_system_time && !el2828.dc_system_time);
-        assert!(for_device(3, 0x0B49_3052).is_none());
+        assert!(for_device(3, 0x0B49_3052, 0).is_none());
+        assert_eq!(
+            for_device(2, 0x044C_2C52, 0x0001_0000).unwrap().esc_type,
+            0x03
+        );
+        assert_eq!(for_device(2, 0x07D4_3052, 0).unwrap().esc_type, 0x01);
+        assert!(for_device(2, 0x07D4_3052, 0x0010_0000).is_none());
     }
 }

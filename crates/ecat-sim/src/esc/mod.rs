@@ -67,6 +67,9 @@ pub struct EscChip {
     pub eeprom_busy_ns: u64,
     /// How long a reload (words 0–7) keeps the busy bit set.
     pub eeprom_reload_ns: u64,
+    /// Register ranges `[start, end)` this chip does not implement although the register
+    /// map has them (older ESCs): reads leave the frame as it is, nothing counts.
+    pub absent: &'static [(u16, u16)],
 }
 
 /// A per-device behaviour behind the PDI (the firmware or I/O logic of a model). Every method
@@ -121,6 +124,7 @@ impl Esc {
                 ram_bytes,
                 features: chip.features,
                 dc_units: false,
+                absent: chip.absent,
             },
             chip,
             sii,
@@ -361,6 +365,13 @@ impl Esc {
         // bit 1 clear, its terminals set).
         if self.mem[reg::PDI_CONTROL as usize] == 0 {
             v &= !0x0002;
+        }
+        if self.get16(reg::DL_STATUS) != v {
+            // ECAT event request bit 2: DL status changed (cleared when ECAT reads 0x0110).
+            // Also at power-up, when the links come up: the EK1100 of the TwinCAT capture
+            // shows it pending in every frame once the event mask enables it.
+            let ev = self.get16(reg::ECAT_EVENT) | 0x0004;
+            self.put16(reg::ECAT_EVENT, ev);
         }
         self.put16(reg::DL_STATUS, v);
     }
