@@ -73,7 +73,14 @@ def reached_op(lines: list[str], n: int) -> list[int]:
 def test_ethercrab_discover_example(judges, ecat_sim, veth, network):
     n, _ = NETWORKS[network]
     sim = ecat_sim(network)
-    p = run([judges["discover"], veth.host_if], timeout=60, env={**os.environ, "RUST_LOG": "info"})
+    argv = [judges["discover"], veth.host_if]
+    env = {**os.environ, "RUST_LOG": "info"}
+    p = run(argv, timeout=60, env=env)
+    if p.returncode != 0 and "Timeout" in p.stderr:
+        # ethercrab gives up on a frame after its PDU timeout; on a loaded 2-core VM the
+        # simulator process can miss it once. A wrong answer fails on the first try.
+        print("ethercrab timed out once; trying again:\n" + describe(p))
+        p = run(argv, timeout=60, env=env)
     assert p.returncode == 0, describe(p)
     log = p.stdout + p.stderr
     assert f"Discovered {n} SubDevices" in log, log
