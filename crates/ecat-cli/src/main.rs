@@ -108,6 +108,8 @@ enum Command {
     Run(cmd::run::Args),
     /// Measure on the wire from a capture file (pcap/pcapng): cycles, intervals, loss, WKC.
     Analyze(cmd::analyze::Args),
+    /// Replay a real capture against a simulated network and compare every answer.
+    Replay(cmd::replay::Args),
     /// Measure ecat against the veth floor, a bare timer and ethercrab, in one table (root).
     Bench(cmd::bench::Args),
     /// Check this host for real-time EtherCAT: kernel, CPU power management, IRQs, limits.
@@ -141,6 +143,7 @@ fn main() -> ExitCode {
         Command::Run(a) => cmd::run::run(a),
         Command::Analyze(a) => cmd::analyze::run(a),
         Command::Doctor(a) => cmd::doctor::run(a),
+        Command::Replay(a) => cmd::replay::run(a),
         Command::Bench(a) => cmd::bench::run(a),
     };
     match result {

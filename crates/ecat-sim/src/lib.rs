@@ -42,6 +42,7 @@ pub mod esc;
 pub mod faults;
 mod netfile;
 mod network;
+pub mod replay;
 pub mod sii_info;
 
 pub use error::SimError;

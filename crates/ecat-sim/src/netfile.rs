@@ -6,8 +6,11 @@
 //!
 //! [[subdevice]]
 //! sii = "dumps/el2004.bin"   # relative to this file
-//! chip = "ET1200"            # sii entries: "ET1100" (default) or "ET1200" (a small ESC
-//!                            # whose DC system time exists only with SYNC/latch units on)
+//! chip = "ET1200"            # sii entries: the ESC (see esc::chips): ET1100, ET1200
+//!                            # (DC system time only with SYNC/latch units on), ET1200-DC,
+//!                            # ET1810/ET1815 (IP core), LAN9252, AX58100, AM335X-PRU.
+//!                            # Default: the chip of the real device if known (EK1100,
+//!                            # EL2828, EL2889), else ET1100.
 //! alias = 7                  # stored in the SII, loaded into 0x0012 at power-up
 //! name = "left door outputs"
 //! ```
@@ -223,21 +226,28 @@ pub(crate) fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<NetFile
                     path: path.clone(),
                     reason: err.to_string(),
                 })?;
-                crate::sii_info::SiiInfo::parse(&image)
+                let parsed = crate::sii_info::SiiInfo::parse(&image)
                     .map_err(|err| SimError::bad_sii(&loc, path.clone(), err))?;
                 if let Some(a) = alias {
                     devices::set_alias(&mut image, a);
                 }
-                let chip = match e.chip.as_ref().map(|c| c.get_ref().to_ascii_uppercase()) {
-                    None => crate::esc::EscChip::et1100(0),
-                    Some(c) if c == "ET1100" => crate::esc::EscChip::et1100(0),
-                    Some(c) if c == "ET1200" => crate::esc::EscChip::et1200(),
-                    Some(c) => {
-                        return Err(SimError::Invalid {
-                            location: at(e.chip.as_ref().map_or(0, |c| c.span().start)),
-                            message: format!("unknown chip \"{c}\"; use \"ET1100\" or \"ET1200\""),
-                        })
-                    }
+                let known = crate::esc::chips::for_device(
+                    parsed.fixed.vendor_id,
+                    parsed.fixed.product_code,
+                    parsed.fixed.revision,
+                );
+                let chip = match &e.chip {
+                    None => known.unwrap_or(crate::esc::EscChip::et1100(0)),
+                    Some(c) => crate::esc::chips::by_name(c.get_ref()).ok_or_else(|| {
+                        SimError::Invalid {
+                            location: at(c.span().start),
+                            message: format!(
+                                "unknown chip \"{}\"; use one of {}",
+                                c.get_ref(),
+                                crate::esc::chips::CHIP_NAMES.join(", ")
+                            ),
+                        }
+                    })?,
                 };
                 let esc = devices::esc_from_sii_on(image, chip)
                     .map_err(|err| SimError::bad_sii(&loc, path.clone(), err))?;

@@ -9,6 +9,7 @@ pub mod domains;
 pub mod graph;
 pub mod pdos;
 pub mod reg;
+pub mod replay;
 pub mod run;
 pub mod sii;
 pub mod sii_build;
