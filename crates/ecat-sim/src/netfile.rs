@@ -15,6 +15,18 @@
 //! name = "left door outputs"
 //! ```
 //!
+//! Firmware timing: how long a SubDevice with firmware waits in SAFEOP for its first outputs
+//! after an OP request before refusing with 0x001B (see `esc::al`), for the whole file and
+//! per entry (the entry wins; default [`crate::esc::DEFAULT_SAFEOP_OP_TIMEOUT_MS`]):
+//!
+//! ```toml
+//! safeop_op_timeout_ms = 3000
+//!
+//! [[subdevice]]
+//! model = "EL4132"
+//! safeop_op_timeout_ms = 500
+//! ```
+//!
 //! Optional faults and scripted events:
 //!
 //! ```toml
@@ -101,6 +113,7 @@ struct FileRepr {
     #[serde(default)]
     event: Vec<Spanned<EventRepr>>,
     dc_seed: Option<u64>,
+    safeop_op_timeout_ms: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -147,6 +160,7 @@ struct EntryRepr {
     start_offset_ns: Option<Spanned<u64>>,
     dc_bits: Option<Spanned<u64>>,
     chip: Option<Spanned<String>>,
+    safeop_op_timeout_ms: Option<Spanned<u64>>,
 }
 
 /// 1-based line of byte `offset` in `text`.
@@ -279,6 +293,7 @@ pub(crate) fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<NetFile
         };
         let mut node = node;
         wire(&mut node, &nodes, e, &at)?;
+        esm_timeout(&mut node, e, file.safeop_op_timeout_ms, &at)?;
         nodes.push(node);
     }
     let escs = nodes.iter().filter(|n| n.esc.is_some()).count();
@@ -447,6 +462,32 @@ fn wire(
     };
     node.parent = Some((parent, port));
     Ok(())
+}
+
+/// Apply the entry's (else the file's) SAFEOP→OP timeout to `node`.
+fn esm_timeout(
+    node: &mut Node,
+    e: &EntryRepr,
+    file_ms: Option<u64>,
+    at: &dyn Fn(usize) -> String,
+) -> Result<(), SimError> {
+    let own = e.safeop_op_timeout_ms.as_ref();
+    match node.esc.as_mut() {
+        Some(esc) => {
+            if let Some(ms) = own.map(|v| *v.get_ref()).or(file_ms) {
+                esc.set_safeop_op_timeout_ms(ms);
+            }
+            Ok(())
+        }
+        None => match own {
+            Some(v) => Err(invalid(
+                at(v.span().start),
+                "a passive terminal has no firmware and no `safeop_op_timeout_ms`; remove it"
+                    .into(),
+            )),
+            None => Ok(()),
+        },
+    }
 }
 
 fn invalid(location: String, message: String) -> SimError {

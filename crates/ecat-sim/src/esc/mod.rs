@@ -32,6 +32,7 @@ use ecat_wire::al::{AlState, AlStatus, AlStatusCode};
 use ecat_wire::register as reg;
 use regmap::MapShape;
 
+pub use al::DEFAULT_SAFEOP_OP_TIMEOUT_MS;
 pub use dc::{DcClock, FramePassage};
 pub use process::DatagramOutcome;
 
@@ -97,6 +98,7 @@ pub struct Esc {
     bufs: [buffered::Triple; 16],
     io: io::IoState,
     wd: watchdog::Watchdog,
+    esm: al::Esm,
     links: [bool; 4],
     pub(crate) dc: dc::DcState,
     behaviour: Option<Box<dyn Behaviour>>,
@@ -135,6 +137,7 @@ impl Esc {
             bufs: Default::default(),
             io: Default::default(),
             wd: Default::default(),
+            esm: Default::default(),
             links: [true, false, false, false],
             dc: Default::default(),
             behaviour: None,
@@ -157,6 +160,7 @@ impl Esc {
         self.mbx = Default::default();
         self.bufs = Default::default();
         self.wd = Default::default();
+        self.esm_power_up();
         self.dc_power_up();
         if let Some(c) = self.coe.as_mut() {
             c.reset();
@@ -321,11 +325,12 @@ impl Esc {
         *c = c.saturating_add(1);
     }
 
-    /// Advance internal timers (EEPROM busy, SM watchdog) to `now_ns`. Called before each
-    /// frame.
+    /// Advance internal timers (EEPROM busy, SM watchdog, a pending OP request) to `now_ns`.
+    /// Called before each frame.
     pub fn tick(&mut self, now_ns: u64) {
         self.eeprom_tick(now_ns);
         self.watchdog_tick(now_ns);
+        self.esm_tick(now_ns);
     }
 
     /// Work done when a (good) frame has passed: buffered SMs the MainDevice completed are
