@@ -41,6 +41,7 @@ mod error;
 pub mod esc;
 pub mod faults;
 mod netfile;
+mod netfile_esi;
 mod network;
 pub mod replay;
 pub mod sii_info;

@@ -114,6 +114,8 @@ struct FileRepr {
     event: Vec<Spanned<EventRepr>>,
     dc_seed: Option<u64>,
     safeop_op_timeout_ms: Option<u64>,
+    #[serde(default)]
+    esi_dirs: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -161,6 +163,22 @@ struct EntryRepr {
     dc_bits: Option<Spanned<u64>>,
     chip: Option<Spanned<String>>,
     safeop_op_timeout_ms: Option<Spanned<u64>>,
+    esi: Option<Spanned<toml::Value>>,
+    #[serde(rename = "type")]
+    type_name: Option<Spanned<String>>,
+    product: Option<Spanned<i64>>,
+    revision: Option<Spanned<i64>>,
+}
+
+impl EntryRepr {
+    fn esi_keys(&self) -> crate::netfile_esi::EsiKeys<'_> {
+        crate::netfile_esi::EsiKeys {
+            esi: self.esi.as_ref(),
+            type_name: self.type_name.as_ref(),
+            product: self.product.as_ref(),
+            revision: self.revision.as_ref(),
+        }
+    }
 }
 
 /// 1-based line of byte `offset` in `text`.
@@ -200,18 +218,43 @@ pub(crate) fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<NetFile
         });
     }
     let mut nodes = Vec::new();
+    let mut esi: Option<crate::devices::esi::EsiDevices> = None;
     for (i, entry) in file.subdevice.iter().enumerate() {
         let here = at(entry.span().start);
         let e = entry.get_ref();
         let serial = i as u32 + 1;
         let alias = e.alias.as_ref().map(|a| *a.get_ref());
+        let keys = e.esi_keys();
+        if keys.any() && (e.model.is_some() || e.sii.is_some()) {
+            return Err(SimError::Invalid {
+                location: here,
+                message: "a [[subdevice]] takes one of `model`, `sii` or `esi`/`type`/`product`; remove the others".into(),
+            });
+        }
+        if e.revision.is_some() && !keys.any() {
+            return Err(SimError::Invalid {
+                location: at(e.revision.as_ref().map_or(0, |r| r.span().start)),
+                message: "`revision` selects an ESI device; add `type` or `product` (and `esi` for a file)".into(),
+            });
+        }
         let node = match (&e.model, &e.sii) {
+            (None, None) if keys.any() => {
+                let devices = esi.get_or_insert_with(|| {
+                    crate::devices::esi::EsiDevices::new(crate::netfile_esi::dirs(
+                        &file.esi_dirs,
+                        base_dir,
+                    ))
+                });
+                let t = crate::netfile_esi::template(&keys, devices, base_dir, &at)?;
+                let chip = crate::netfile_esi::chip(e.chip.as_ref(), &at)?;
+                crate::netfile_esi::node(&t, serial, alias, chip, e.name.clone(), &here)?
+            }
             (Some(m), None) => {
                 let loc = at(m.span().start);
                 if let Some(c) = &e.chip {
                     return Err(SimError::Invalid {
                         location: at(c.span().start),
-                        message: "`chip` only applies to `sii` entries (catalogue models know their chip); remove it".into(),
+                        message: "`chip` only applies to `sii` and `esi` entries (catalogue models know their chip); remove it".into(),
                     });
                 }
                 let Some(model) = devices::find(m.get_ref()) else {
@@ -250,19 +293,9 @@ pub(crate) fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<NetFile
                     parsed.fixed.product_code,
                     parsed.fixed.revision,
                 );
-                let chip = match &e.chip {
-                    None => known.unwrap_or(crate::esc::EscChip::et1100(0)),
-                    Some(c) => crate::esc::chips::by_name(c.get_ref()).ok_or_else(|| {
-                        SimError::Invalid {
-                            location: at(c.span().start),
-                            message: format!(
-                                "unknown chip \"{}\"; use one of {}",
-                                c.get_ref(),
-                                crate::esc::chips::CHIP_NAMES.join(", ")
-                            ),
-                        }
-                    })?,
-                };
+                let chip = crate::netfile_esi::chip(e.chip.as_ref(), &at)?
+                    .or(known)
+                    .unwrap_or(crate::esc::EscChip::et1100(0));
                 let esc = devices::esc_from_sii_on(image, chip)
                     .map_err(|err| SimError::bad_sii(&loc, path.clone(), err))?;
                 let info = esc.info();
@@ -287,7 +320,7 @@ pub(crate) fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<NetFile
             (None, None) => {
                 return Err(SimError::Invalid {
                     location: here,
-                    message: "this [[subdevice]] needs `model = \"EL2008\"` (a catalogue model) or `sii = \"image.bin\"` (an SII image file)".into(),
+                    message: "this [[subdevice]] needs `model = \"EL2008\"` (a catalogue model), `sii = \"image.bin\"` (an SII image file) or `esi = \"file.xml\"` with `type = \"EL2008\"` (an ESI device)".into(),
                 })
             }
         };
