@@ -12,8 +12,12 @@
 //!                            # Default: the chip of the real device if known (EK1100,
 //!                            # EL2828, EL2889), else ET1100.
 //! alias = 7                  # stored in the SII, loaded into 0x0012 at power-up
+//! serial = 0                 # SII serial number (default: entry number + 1; sii: as stored)
 //! name = "left door outputs"
 //! ```
+//!
+//! Devices from ESI files (`esi`, `type`, `product`, `revision`, `esi_dirs`): see
+//! `netfile_esi`.
 //!
 //! Firmware timing: how long a SubDevice with firmware waits in SAFEOP for its first outputs
 //! after an OP request before refusing with 0x001B (see `esc::al`), for the whole file and
@@ -164,6 +168,7 @@ struct EntryRepr {
     chip: Option<Spanned<String>>,
     safeop_op_timeout_ms: Option<Spanned<u64>>,
     esi: Option<Spanned<toml::Value>>,
+    serial: Option<u32>,
     #[serde(rename = "type")]
     type_name: Option<Spanned<String>>,
     product: Option<Spanned<i64>>,
@@ -222,7 +227,7 @@ pub(crate) fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<NetFile
     for (i, entry) in file.subdevice.iter().enumerate() {
         let here = at(entry.span().start);
         let e = entry.get_ref();
-        let serial = i as u32 + 1;
+        let serial = e.serial.unwrap_or(i as u32 + 1);
         let alias = e.alias.as_ref().map(|a| *a.get_ref());
         let keys = e.esi_keys();
         if keys.any() && (e.model.is_some() || e.sii.is_some()) {
@@ -285,6 +290,9 @@ pub(crate) fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<NetFile
                 })?;
                 let parsed = crate::sii_info::SiiInfo::parse(&image)
                     .map_err(|err| SimError::bad_sii(&loc, path.clone(), err))?;
+                if let (Some(n), true) = (e.serial, image.len() >= 0x20) {
+                    image[0x1C..0x20].copy_from_slice(&n.to_le_bytes());
+                }
                 if let Some(a) = alias {
                     devices::set_alias(&mut image, a);
                 }
