@@ -125,11 +125,13 @@ def test_soem_scans_maps_and_reaches_op_on_esi_built_terminals(ecat):
     print(f"WKC per cycle {sorted(set(res['wkc']))}, by the ESC rules {want}")
     bad = [(i, w) for i, w in enumerate(res["wkc"]) if w != want]
     assert not bad, f"{len(bad)} of {CYCLES} cycles with a wrong WKC, first {bad[:5]}"
-    # Open point: pysoem 1.1.13's own `expected_wkc` is lower (107 for this network)
-    # than both the WKC returned and our MainDevice's expectation (149); single-terminal
-    # runs show it leaves out SubDevices with less than 8 bits of process data (EL1002,
-    # EL2002, EL9110: expected 0, returned 1 or 2), but not all of the difference is
-    # explained yet, so it is reported, not asserted.
+    # pysoem 1.1.13's own `expected_wkc` is lower (107 for this network) than the WKC
+    # returned and our MainDevice's expectation (149). SOEM leaves SubDevices with less than
+    # 8 bits of process data (bit-oriented mapping) mostly out of its count although it
+    # programs an active FMMU for them: alone behind an EK1100, an EL1002 reads back FMMU0
+    # = logical 0, length 1, bits 0..1, physical 0x1000, read, active, and SOEM expects 0
+    # where an ESC answers 1 (EL2002: 0 vs 2; EL2014, 4 bits out and 20 in: 1 vs 3). So the
+    # WKC is checked against the ESC rules, and SOEM's figure is printed.
     print(f"SOEM's expected_wkc: {res['expected_wkc']}")
 
 
