@@ -7,6 +7,7 @@
 
 mod cmd;
 mod datatype;
+mod esi_fill;
 mod output;
 mod pdofile;
 mod plot;
@@ -48,6 +49,10 @@ pub struct BusArgs {
         value_name = "LINK"
     )]
     pub interface: Option<String>,
+    /// ESI directory to name SubDevices, PDOs and objects from where the SubDevice itself
+    /// does not (repeatable; added to ECAT_ESI_PATH)
+    #[arg(long = "esi-dir", value_name = "DIR")]
+    pub esi_dir: Vec<std::path::PathBuf>,
 }
 
 impl BusArgs {

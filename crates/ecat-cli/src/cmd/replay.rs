@@ -1,7 +1,8 @@
 //! `ecat replay CAPTURE -n NETWORK`: send every request of a real capture to a simulated
 //! network (on virtual time following the capture's timestamps), compare each answer with the
 //! real one and print the fidelity figure and the differences grouped by command and
-//! register (`--json`: the whole report, every difference included). The work is done by
+//! register (`-v`: every differing datagram too; `--json`: the whole report, every difference
+//! included). The work is done by
 //! `ecat_sim::replay`; this only reads the files and prints.
 
 use super::CmdResult;
@@ -21,6 +22,9 @@ pub struct Args {
     /// Print JSON for scripts
     #[arg(long)]
     json: bool,
+    /// Also list every differing datagram, in capture order
+    #[arg(short = 'v', long)]
+    verbose: bool,
 }
 
 /// Run `ecat replay`.
@@ -53,6 +57,10 @@ pub fn run(a: Args) -> CmdResult {
             eprintln!("ecat: {}: read stopped early: {p}", a.file.display());
         }
         print!("{report}");
+        if a.verbose && !report.differences.is_empty() {
+            println!("every difference:");
+            print!("{}", report.differences_text());
+        }
     }
     Ok(())
 }

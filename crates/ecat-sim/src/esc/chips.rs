@@ -15,6 +15,10 @@
 //! * the EL2828 has no DC system time (0x0910–0x09FF unanswered), the EL2889 has it;
 //! * EEPROM control/status 0x0502 idle: 0x0040 (EK1100, EL2889), 0x0050 (EL2828); a read
 //!   keeps busy (0x8140) for 675–711 µs after the command (all three devices).
+//!
+//! And `wireshark-sample-ethercat.cap` (TwinCAT, 2007): FPGA-based ESCs whose 0x0000–0x0009
+//! read back in full (terminals type 0x01, the EK1100 type 0x03), with fewer registers than
+//! the ASICs (see [`EscChip::fpga_terminal_2007`]).
 
 use super::EscChip;
 

@@ -6,8 +6,10 @@
 //! Commands in 0x0502 bits 8–10: read (0x0100) fills 0x0508 with 8 bytes (or 4, per chip),
 //! words past the image read 0xFFFF; write (0x0200) needs write enable (bit 0) or sets bit 14,
 //! and writing past the image sets bit 13; reload (0x0400) re-reads words 0–7 into the
-//! registers and checks their CRC (bit 11, DL status bit 0); command 000 clears the error
-//! bits; undefined commands set bit 13.
+//! registers and checks their CRC (bit 11 and bit 12 "not loaded" on failure, DL status bit
+//! 0; bit 12 also while a reload runs); command 000 clears the error bits; undefined
+//! commands set bit 13 (bit meanings as Infineon's XMC4300 ECAT register docs give them for
+//! Beckhoff's IP).
 //!
 //! Status as real ESCs show it (see [`super::chips`]): the idle value carries the chip's
 //! fixed bits (read size bit 6, address width bit 7 for images over 16 Kbit, and reserved
@@ -80,7 +82,16 @@ impl Esc {
                     };
                     let done = self.eeprom.now_ns.saturating_add(busy);
                     self.eeprom.pending = Some((cmd, done));
-                    self.put16(reg::EEPROM_CONTROL, fixed | ee::BUSY | (cmd & ee::CMD_MASK));
+                    // A reload shows "loading" (bit 12) until it is done.
+                    let loading = if cmd & ee::CMD_MASK == ee::CMD_RELOAD {
+                        ee::ERR_LOADING
+                    } else {
+                        0
+                    };
+                    self.put16(
+                        reg::EEPROM_CONTROL,
+                        fixed | ee::BUSY | loading | (cmd & ee::CMD_MASK),
+                    );
                 }
             }
             _ => self.put16(
@@ -162,10 +173,11 @@ impl Esc {
             // config 0x0141 bits 2/3 (the EL2828 there, same config, answers none of them).
             self.shape.dc_units =
                 self.chip.dc_system_time || self.mem[reg::ESC_CONFIG as usize] & 0x0C != 0;
-            let v = self.get16(reg::EEPROM_CONTROL) & !ee::ERR_CHECKSUM;
+            let v = self.get16(reg::EEPROM_CONTROL) & !(ee::ERR_CHECKSUM | ee::ERR_LOADING);
             self.put16(reg::EEPROM_CONTROL, v | self.eeprom_fixed_bits());
         } else {
-            self.eeprom_set_error(ee::ERR_CHECKSUM | self.eeprom_fixed_bits());
+            // Bit 12: "EEPROM not loaded, device information not available" goes with it.
+            self.eeprom_set_error(ee::ERR_CHECKSUM | ee::ERR_LOADING | self.eeprom_fixed_bits());
         }
         self.refresh_dl_status();
         ok

@@ -200,4 +200,37 @@ mod tests {
         let r = replay(&mut Network::preset("io").unwrap(), &[]);
         assert_eq!((r.packets, r.fidelity_percent), (0, 100.0));
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+        /// Whatever a capture holds, replay counts it and never panics.
+        #[test]
+        fn any_capture_content_is_counted_never_fatal(
+            edits in proptest::collection::vec((0usize..8, 0usize..80, proptest::prelude::any::<u8>()), 0..40),
+            junk in proptest::collection::vec(proptest::collection::vec(proptest::prelude::any::<u8>(), 0..100), 0..6),
+        ) {
+            let reqs = vec![
+                request(Command::Brd, 0, 0, 0x0000, 2),
+                request(Command::Aprd, 1, 0, 0x0130, 2),
+                request(Command::Fprd, 2, 0x1001, 0x0502, 2),
+                request(Command::Lrw, 3, 0, 0, 8),
+            ];
+            let mut c = capture(&mut Network::preset("io").unwrap(), &reqs);
+            for (f, at, v) in edits {
+                if let Some(frame) = c.get_mut(f) {
+                    if let Some(b) = frame.1.get_mut(at) {
+                        *b = v;
+                    }
+                }
+            }
+            for (k, j) in junk.into_iter().enumerate() {
+                c.push((10_000_000 + k as u64, j));
+            }
+            let r = replay(&mut Network::preset("io").unwrap(), &frames(&c));
+            proptest::prop_assert_eq!(r.packets, c.len());
+            proptest::prop_assert!(r.answered + r.unanswered <= r.requests);
+            proptest::prop_assert!(r.plain_equal <= r.plain);
+            proptest::prop_assert!((0.0..=100.0).contains(&r.fidelity_percent));
+        }
+    }
 }

@@ -209,6 +209,27 @@ impl Report {
     pub fn plain_differences(&self) -> impl Iterator<Item = &Difference> {
         self.differences.iter().filter(|d| !d.dc_time)
     }
+
+    /// Every difference, one line each, in capture order.
+    pub fn differences_text(&self) -> String {
+        let mut s = String::new();
+        for d in &self.differences {
+            s.push_str(&format!(
+                "packet {:>6} #{} {:<40} adp 0x{:04X}: {}: real wkc {} data {} | sim wkc {} data {}{}\n",
+                d.packet,
+                d.datagram,
+                d.key,
+                d.adp,
+                d.mismatch.describe(),
+                d.real_wkc,
+                d.real_data,
+                d.sim_wkc,
+                d.sim_data,
+                if d.dc_time { " (DC time)" } else { "" }
+            ));
+        }
+        s
+    }
 }
 
 impl fmt::Display for Report {
