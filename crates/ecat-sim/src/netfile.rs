@@ -175,17 +175,6 @@ struct EntryRepr {
     revision: Option<Spanned<i64>>,
 }
 
-impl EntryRepr {
-    fn esi_keys(&self) -> crate::netfile_esi::EsiKeys<'_> {
-        crate::netfile_esi::EsiKeys {
-            esi: self.esi.as_ref(),
-            type_name: self.type_name.as_ref(),
-            product: self.product.as_ref(),
-            revision: self.revision.as_ref(),
-        }
-    }
-}
-
 /// 1-based line of byte `offset` in `text`.
 fn line_of(text: &str, offset: usize) -> usize {
     text.as_bytes()[..offset.min(text.len())]
@@ -229,19 +218,13 @@ pub(crate) fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<NetFile
         let e = entry.get_ref();
         let serial = e.serial.unwrap_or(i as u32 + 1);
         let alias = e.alias.as_ref().map(|a| *a.get_ref());
-        let keys = e.esi_keys();
-        if keys.any() && (e.model.is_some() || e.sii.is_some()) {
-            return Err(SimError::Invalid {
-                location: here,
-                message: "a [[subdevice]] takes one of `model`, `sii` or `esi`/`type`/`product`; remove the others".into(),
-            });
-        }
-        if e.revision.is_some() && !keys.any() {
-            return Err(SimError::Invalid {
-                location: at(e.revision.as_ref().map_or(0, |r| r.span().start)),
-                message: "`revision` selects an ESI device; add `type` or `product` (and `esi` for a file)".into(),
-            });
-        }
+        let keys = crate::netfile_esi::EsiKeys {
+            esi: e.esi.as_ref(),
+            type_name: e.type_name.as_ref(),
+            product: e.product.as_ref(),
+            revision: e.revision.as_ref(),
+        };
+        keys.check(e.model.is_some() || e.sii.is_some(), &here, &at)?;
         let node = match (&e.model, &e.sii) {
             (None, None) if keys.any() => {
                 let devices = esi.get_or_insert_with(|| {

@@ -47,6 +47,29 @@ impl EsiKeys<'_> {
         self.esi.is_some() || self.type_name.is_some() || self.product.is_some()
     }
 
+    /// Refuse ESI keys beside `model`/`sii` (`other`), and `revision` without them.
+    pub fn check(
+        &self,
+        other: bool,
+        here: &str,
+        at: &dyn Fn(usize) -> String,
+    ) -> Result<(), SimError> {
+        if self.any() && other {
+            return Err(invalid(
+                here.to_string(),
+                "a [[subdevice]] takes one of `model`, `sii` or `esi`/`type`/`product`; remove the others".into(),
+            ));
+        }
+        match self.revision {
+            Some(r) if !self.any() => Err(invalid(
+                at(r.span().start),
+                "`revision` selects an ESI device; add `type` or `product` (and `esi` for a file)"
+                    .into(),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// Where the entry's device is named (for errors).
     fn span(&self) -> usize {
         self.type_name
