@@ -261,3 +261,68 @@ fn a_thousand_devices_of_one_type_parse_and_build_once() {
     assert_eq!(n.esc_count(), 1001);
     assert_eq!(n.subdevice(1000).unwrap().info().fixed.serial, 1001);
 }
+
+fn template(file: &str, t: &str) -> std::sync::Arc<Template> {
+    let mut d = EsiDevices::new(vec![]);
+    d.from_file(&esi_dir().join(file), &Wanted::Type(t.into()), None)
+        .unwrap()
+}
+
+#[test]
+fn inputs_walk_with_time_reach_the_mapped_objects_and_can_be_pinned() {
+    // EL1008: no mailbox, 8 input bits from the SII layout.
+    let mut esc = template("Beckhoff_EL1xxx.xml", "EL1008")
+        .build(1, None, None)
+        .unwrap();
+    let mut seen = Vec::new();
+    for ms in 0..9u64 {
+        esc.end_of_frame(ms * 1_000_000 + 500);
+        seen.push(esc.inputs().to_vec());
+    }
+    assert_eq!(seen[0], [0x01]);
+    assert_eq!(seen[3], [0x08]);
+    assert_eq!(seen[8], [0x01], "the walk repeats after 8 bits");
+    esc.set_input_override(Some(&[0xA5]));
+    esc.end_of_frame(5_000_000);
+    assert_eq!(esc.inputs(), [0xA5]);
+    // EL3102 (CoE): the walking bits land in the objects its TxPDOs map (0x3101:01, the
+    // channel 1 status byte, first), from which its inputs are packed.
+    let mut esc = template("Beckhoff_EL31xx.xml", "EL3102")
+        .build(1, None, None)
+        .unwrap();
+    assert_eq!(
+        esc.inputs().len(),
+        6,
+        "two channels of status byte and value"
+    );
+    esc.end_of_frame(0);
+    assert_eq!(esc.od().unwrap().get(0x3101, 1), Some(1));
+    esc.end_of_frame(1_000_000);
+    assert_eq!(esc.od().unwrap().get(0x3101, 1), Some(2));
+    esc.end_of_frame(8_000_000);
+    assert_eq!(
+        esc.od().unwrap().get(0x3101, 2),
+        Some(1),
+        "bit 8 is the value's bit 0"
+    );
+    assert_eq!(esc.inputs(), [0, 1, 0, 0, 0, 0]);
+}
+
+#[test]
+fn chips_follow_what_the_device_needs() {
+    let chip = |f: &str, t: &str| template(f, t).chip;
+    assert_eq!(
+        chip("Beckhoff_EK11xx.xml", "EK1100").esc_type,
+        0x11,
+        "the captured EK1100"
+    );
+    let el2008 = chip("Beckhoff_EL2xxx.xml", "EL2008");
+    assert_eq!((el2008.esc_type, el2008.dc_system_time), (0x12, false));
+    let el2889 = chip("Beckhoff_EL2xxx.xml", "EL2889");
+    assert_eq!((el2889.esc_type, el2889.dc_system_time), (0x12, true));
+    // EL1252: DC time stamps (DC op modes) → ET1200 with the DC system-time unit.
+    let el1252 = chip("Beckhoff_EL1xxx.xml", "EL1252");
+    assert_eq!((el1252.esc_type, el1252.dc_system_time), (0x12, true));
+    // EL2258: 384 bytes of outputs do not fit the ET1200's RAM three times over.
+    assert_eq!(chip("Beckhoff_EL2xxx.xml", "EL2258").esc_type, 0x11);
+}
