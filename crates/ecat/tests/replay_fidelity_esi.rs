@@ -7,9 +7,10 @@
 //! least as faithfully as the dump-built one (every register, working counter, address and
 //! IRQ field; same ESC chips), and every EEPROM-content difference keeps the working
 //! counter, address and IRQ. The EEPROM content itself cannot match: the real EEPROMs carry
-//! what no ESI describes (Beckhoff's vendor category 3 at the start of the category area,
-//! which moves every category after it, and other bytes the `ecat-config` SII comparison
-//! lists), so the overall figure of the ESI-built network is lower and is printed, not
+//! what no ESI describes (factory production words 0x20-0x22, GENERAL byte 4, the SYNCUNIT
+//! category 43 and on the EL2828 a category 3 before the strings, which moves every category
+//! after it; `crates/ecat-config/tests/real_sii.rs` lists them), so the overall figure of
+//! the ESI-built network is lower and is printed, not
 //! required.
 
 use ecat::capture_read::Capture;
