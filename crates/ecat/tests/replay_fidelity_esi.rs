@@ -10,8 +10,7 @@
 //! what no ESI describes (factory production words 0x20-0x22, GENERAL byte 4, the SYNCUNIT
 //! category 43 and on the EL2828 a category 3 before the strings, which moves every category
 //! after it; `crates/ecat-config/tests/real_sii.rs` lists them), so the overall figure of
-//! the ESI-built network is lower and is printed, not
-//! required.
+//! the ESI-built network is lower and is printed, not required.
 
 use ecat::capture_read::Capture;
 use ecat_sim::replay::{replay, CapturedFrame, Report};
