@@ -170,6 +170,22 @@ pub(crate) fn node(
     name: Option<String>,
     location: &str,
 ) -> Result<Node, SimError> {
+    if t.passive {
+        if alias.is_some() || chip.is_some() {
+            return Err(invalid(
+                location.to_string(),
+                format!(
+                    "{} is a passive terminal without ESC and has no `alias` or `chip`; remove them",
+                    t.order
+                ),
+            ));
+        }
+        return Ok(Node::new(
+            None,
+            name.unwrap_or_else(|| t.name.clone()),
+            t.order.clone(),
+        ));
+    }
     let esc = t
         .build(serial, alias, chip)
         .map_err(|e| invalid(location.to_string(), format!("{}: {e}", t.order)))?;

@@ -189,6 +189,16 @@ fn network_entries_by_type_product_and_library() {
     assert_eq!((s[2].order.as_str(), s[2].alias), ("EL1004", 9));
     assert_eq!(n.subdevice(2).unwrap().info().fixed.serial, 3);
     assert_eq!(n.subdevice(3).unwrap().chip().esc_type, 0x11);
+    // A passive terminal (no product code in the ESI) stays off the frame path.
+    let n = parse(
+        "esi_dirs = [\".\"]\n[[subdevice]]\ntype = \"EK1100\"\n\
+         [[subdevice]]\nesi = \"Beckhoff_EL9xxx.xml\"\ntype = \"EL9011\"\n",
+    )
+    .unwrap();
+    assert_eq!((n.esc_count(), n.summary()[1].passive), (1, true));
+    assert_eq!(n.summary()[1].name, "EL9011 End Terminal");
+    let e = err("[[subdevice]]\nesi = \"Beckhoff_EL9xxx.xml\"\ntype = \"EL9011\"\nalias = 3\n");
+    assert!(e.starts_with("net.toml:1:") && e.contains("passive"), "{e}");
 }
 
 #[test]

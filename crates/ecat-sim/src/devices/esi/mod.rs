@@ -9,6 +9,10 @@
 //! templates through a [`DeviceLibrary`] (which parses each file once) and keeps the
 //! templates, so a network of a thousand devices of one type builds one template.
 //!
+//! Passive terminals (ESI devices without a product code, such as the EL9011 end cap) have
+//! no ESC: their template builds nothing and the network keeps them off the frame path, as
+//! the catalogue's passive terminals.
+//!
 //! Behaviour: devices whose ESI names CiA 402 (`ProfileNo` 402) get the catalogue's drive
 //! model (`devices::drive`); the dictionary gets the catalogue servo's objects the ESI lacks,
 //! and for the objects the drive uses that the ESI does describe, the catalogue's data type
@@ -53,6 +57,8 @@ pub struct Template {
     pub chip: EscChip,
     /// The behaviour it gets.
     pub behaviour: BehaviourKind,
+    /// A terminal without ESC (no product code in the ESI).
+    pub passive: bool,
     sii: Vec<u8>,
     od: Option<(Od, bool)>,
 }
@@ -60,6 +66,18 @@ pub struct Template {
 impl Template {
     /// Build the template of `dev`. Fails (one sentence) when the SII image cannot be built.
     pub fn new(dev: &Device) -> Result<Template, String> {
+        if dev.product_code.is_none() {
+            return Ok(Template {
+                order: dev.type_name.clone(),
+                name: dev.name(1033).to_string(),
+                identity: (dev.vendor_id, 0, dev.revision),
+                chip: EscChip::et1200(),
+                behaviour: BehaviourKind::Walking,
+                passive: true,
+                sii: Vec::new(),
+                od: None,
+            });
+        }
         let built = build_sii_detailed(dev, &SiiOptions::default()).map_err(|e| e.to_string())?;
         // Check the image with the simulator's own parser now, not once per SubDevice.
         crate::sii_info::SiiInfo::parse(&built.image).map_err(|e| {
@@ -87,6 +105,7 @@ impl Template {
             } else {
                 BehaviourKind::Walking
             },
+            passive: false,
             sii: built.image,
             od,
         })
@@ -103,7 +122,7 @@ impl Template {
     }
 
     /// Build one SubDevice with `serial` (SII and 0x1018:04), `alias` stored in its SII, on
-    /// `chip` (default: [`Template::chip`]).
+    /// `chip` (default: [`Template::chip`]). A passive template has no SII and fails.
     pub fn build(
         &self,
         serial: u32,
