@@ -336,3 +336,46 @@ fn chips_follow_what_the_device_needs() {
     // EL2258: 384 bytes of outputs do not fit the ET1200's RAM three times over.
     assert_eq!(chip("Beckhoff_EL2xxx.xml", "EL2258").esc_type, 0x11);
 }
+
+/// The shared ESI files beside the clone, else the repository's subset.
+fn all_esi_dirs() -> PathBuf {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    ["../shared/testdata/esi", "../../shared/testdata/esi"]
+        .iter()
+        .map(|d| repo.join(d))
+        .find(|d| d.is_dir())
+        .unwrap_or_else(esi_dir)
+}
+
+#[test]
+fn every_esi_device_builds_and_its_dictionary_agrees_with_its_sii() {
+    let lib = ecat_config::DeviceLibrary::new([all_esi_dirs()]);
+    let (mut built, mut passive, mut coe) = (0, 0, 0);
+    for d in lib.devices().unwrap() {
+        let t = Template::new(&d).unwrap_or_else(|e| panic!("{}: {e}", d.label()));
+        if t.passive {
+            passive += 1;
+            continue;
+        }
+        let mut esc = t.build(1, None, None).unwrap();
+        for ms in 0..3 {
+            esc.end_of_frame(ms * 1_000_000);
+        }
+        built += 1;
+        let Some(od) = esc.od() else { continue };
+        coe += 1;
+        if t.sii_pdos == ecat_config::PdoContent::None {
+            continue; // the EEPROM had no room for PDOs: CoE alone describes them
+        }
+        // The PDO assignment in the dictionary gives every process-data SM the size the
+        // SII's default PDOs give it, so a MainDevice reading either agrees with the
+        // PREOP→SAFEOP check.
+        for (n, sm) in esc.info().sms.iter().enumerate() {
+            if let Some(bits) = ecat_sim::coe::pdo::sm_bits(od, n as u8) {
+                assert_eq!(bits, sm.pdo_bits, "{} SM{n}", d.label());
+            }
+        }
+    }
+    println!("{built} ESI devices built ({coe} with CoE), {passive} passive terminals");
+    assert!(built > 100);
+}

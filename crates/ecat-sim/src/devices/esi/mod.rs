@@ -30,7 +30,7 @@ use crate::coe::od::Object;
 use crate::coe::Od;
 use crate::esc::{Behaviour, Esc, EscChip};
 use crate::sii_info::SiiError;
-use ecat_config::{build_sii_detailed, Device, DeviceLibrary, DeviceRef, SiiOptions};
+use ecat_config::{build_sii_detailed, Device, DeviceLibrary, DeviceRef, PdoContent, SiiOptions};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -59,6 +59,9 @@ pub struct Template {
     pub behaviour: BehaviourKind,
     /// A terminal without ESC (no product code in the ESI).
     pub passive: bool,
+    /// Which PDOs the SII describes (all, the default ones, or none when the EEPROM is too
+    /// small: a MainDevice then reads them over CoE).
+    pub sii_pdos: PdoContent,
     sii: Vec<u8>,
     od: Option<(Od, bool)>,
 }
@@ -74,6 +77,7 @@ impl Template {
                 chip: EscChip::et1200(),
                 behaviour: BehaviourKind::Walking,
                 passive: true,
+                sii_pdos: PdoContent::None,
                 sii: Vec::new(),
                 od: None,
             });
@@ -106,6 +110,7 @@ impl Template {
                 BehaviourKind::Walking
             },
             passive: false,
+            sii_pdos: built.pdos,
             sii: built.image,
             od,
         })
