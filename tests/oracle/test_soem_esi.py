@@ -1,4 +1,5 @@
-"""SOEM (pysoem) against a network of ESI-built terminals (testdata/networks/esi50.toml).
+"""SOEM (pysoem) against a network of ESI-built terminals (testdata/networks/esi50.toml)
+and an ESI-built CiA 402 drive (Synapticon SOMANET).
 
 Every SubDevice of the network is built by the simulator from a Beckhoff ESI file (SII,
 ESC, CoE dictionary). SOEM must find each with the name and identity the ESI gives
@@ -158,3 +159,27 @@ def test_ecat_run_reaches_op_on_esi_built_terminals(ecat, tmp_path):
     assert "domain cycles not complete while all SubDevices were in OP: 0" in p.stdout
     figures = json.loads(out.read_text())
     assert figures, "empty JSON figures"
+
+
+def test_soem_brings_the_esi_built_synapticon_drive_to_op(ecat, tmp_path):
+    d = _esi_dir()
+    if d is None or not (d / "Synapticon_Somanet_CiA402-single.xml").is_file():
+        pytest.skip("the shared ESI files (../shared/testdata/esi) are not beside the clone")
+    net = tmp_path / "drive.toml"
+    net.write_text(f'[[subdevice]]\nesi = "{d / "Synapticon_Somanet_CiA402-single.xml"}"\n')
+    need(netns.unavailable_reason())
+    with netns.VethNs() as v:
+        sim = SimProcess(v.exec_argv([str(ecat), "sim", "-i", v.ns_if, "-n", str(net)]))
+        try:
+            sim.start()
+            args = [sys.executable, HERE / "soem_pd_probe.py", v.host_if, "--cycles", "100"]
+            p = run(args, timeout=120)
+            assert p.returncode == 0, describe(p)
+            res = json.loads(p.stdout.strip().splitlines()[-1])
+        finally:
+            sim.stop()
+    (s,) = res["sizes"]
+    assert (s["man"], s["id"], s["rev"]) == (0x22D2, 0x201, 0x0A000002), s
+    assert (s["out"], s["in"]) == (13, 13), "the ESI's fixed 104-bit PDOs"
+    assert res["op"] == 8 and res["states"] == [8], res["states"]
+    assert all(w == 3 for w in res["wkc"] if w > 0), res["wkc"][:10]
