@@ -158,7 +158,10 @@ def test_ecat_run_reaches_op_on_esi_built_terminals(ecat, tmp_path):
     assert (wkc, in_op, total) == (want, n, n)
     assert "domain cycles not complete while all SubDevices were in OP: 0" in p.stdout
     figures = json.loads(out.read_text())
-    assert figures, "empty JSON figures"
+    (dom,) = figures["domains"]
+    assert (dom["state"], dom["expected_wkc"]) == ("complete", want), dom
+    assert figures["domain_incomplete_cycles"] == 0, figures
+    assert figures["frames"]["lost"] == 0, figures["frames"]
 
 
 def test_soem_brings_the_esi_built_synapticon_drive_to_op(ecat, tmp_path):
