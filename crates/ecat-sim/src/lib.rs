@@ -4,7 +4,9 @@
 //! frame and returns it the way the ring of ESCs would: every datagram executed by every ESC
 //! in wiring order, working counters and IRQ fields updated, the source MAC marked as
 //! returned. Networks come from presets ([`Network::preset`]) or TOML files
-//! ([`Network::from_file`]) listing catalogue models ([`devices`]) or raw SII images.
+//! ([`Network::from_file`]) listing catalogue models ([`devices`]), raw SII images, or any
+//! device an ESI file describes ([`devices::esi`]: SII, ESC, CoE dictionary and PDO objects
+//! built from the ESI, generic process-data behaviour, the drive model for CiA 402 drives).
 //!
 //! Each ESC ([`Esc`]) models the register space, process RAM, SyncManager mailbox gating,
 //! FMMU (logical) addressing, the SII EEPROM interface and the AL state machine; see the
@@ -46,6 +48,7 @@ mod error;
 pub mod esc;
 pub mod faults;
 mod netfile;
+mod netfile_esi;
 mod network;
 pub mod replay;
 pub mod sii_info;

@@ -129,9 +129,14 @@ impl Esc {
         self.io.forced.as_deref().unwrap_or(&self.io.device_inputs)
     }
 
-    /// Device behaviour: set the input values (truncated/zero-padded to the PDO size).
+    /// Device behaviour: set the input values (truncated/zero-padded to the PDO size). On a
+    /// CoE device the values also go into the objects the current TxPDO mapping names, since
+    /// its inputs are packed from them.
     pub fn set_device_inputs(&mut self, data: &[u8]) {
         fill(&mut self.io.device_inputs, data);
+        if let Some(c) = self.coe.as_mut() {
+            pdo::unpack(&mut c.od, &self.io.tx_map, &self.io.device_inputs);
+        }
     }
 
     /// Force the inputs to `data` (truncated/zero-padded to the PDO size), or with `None`
