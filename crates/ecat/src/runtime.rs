@@ -284,6 +284,24 @@ impl Runtime {
         })
     }
 
+    /// Take the SubDevice at `position` no higher than `limit` (see
+    /// [`Supervisor::set_limit`]).
+    pub fn limit_state(&mut self, position: usize, limit: AlState) {
+        self.supervisor.set_limit(position, limit);
+    }
+
+    /// The acyclic frame engine: datagrams submitted here ride in the next
+    /// [`send`](Runtime::send)'s acyclic frame (the C API's register requests use it).
+    pub fn engine_mut(&mut self) -> &mut FrameEngine {
+        &mut self.engine
+    }
+
+    /// End the cyclic phase and give the link back (to scan again with a new
+    /// [`crate::MainDevice`]).
+    pub fn into_link(self) -> Box<dyn Link> {
+        self.link
+    }
+
     /// A handle for SDO requests while cycling, usable from any thread.
     pub fn sdo_client(&self) -> SdoClient {
         self.sdo.client()
