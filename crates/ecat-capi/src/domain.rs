@@ -304,9 +304,9 @@ pub unsafe extern "C" fn ecrt_domain_state(domain: *const Domain, state: *mut Do
     const F: &str = "ecrt_domain_state";
     guard(F, errno::EINVAL, || {
         // SAFETY: NULL or live / writable (API contract).
-        let (Some(d), Some(out)) = (unsafe { arg(domain, F, "domain") }, unsafe {
-            arg_mut(state, F, "state")
-        }) else {
+        let Some((d, out)) = (unsafe { arg(domain, F, "domain") })
+            .and_then(|x| unsafe { arg_mut(state, F, "state") }.map(|y| (x, y)))
+        else {
             return errno::EINVAL;
         };
         *out = d.state;

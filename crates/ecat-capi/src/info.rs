@@ -43,9 +43,9 @@ pub unsafe extern "C" fn ecrt_master_get_slave(
     const F: &str = "ecrt_master_get_slave";
     guard(F, errno::EINVAL, || {
         // SAFETY: NULL or live / writable (API contract).
-        let (Some(m), Some(out)) = (unsafe { arg(master, F, "master") }, unsafe {
-            arg_mut(slave_info, F, "slave_info")
-        }) else {
+        let Some((m, out)) = (unsafe { arg(master, F, "master") })
+            .and_then(|x| unsafe { arg_mut(slave_info, F, "slave_info") }.map(|y| (x, y)))
+        else {
             return errno::EINVAL;
         };
         // SAFETY: IgH's threading rule.
@@ -112,9 +112,9 @@ pub unsafe extern "C" fn ecrt_master_get_sync_manager(
     const F: &str = "ecrt_master_get_sync_manager";
     guard(F, errno::EINVAL, || {
         // SAFETY: NULL or live / writable (API contract).
-        let (Some(m), Some(out)) = (unsafe { arg(master, F, "master") }, unsafe {
-            arg_mut(sync, F, "sync")
-        }) else {
+        let Some((m, out)) = (unsafe { arg(master, F, "master") })
+            .and_then(|x| unsafe { arg_mut(sync, F, "sync") }.map(|y| (x, y)))
+        else {
             return errno::EINVAL;
         };
         // SAFETY: IgH's threading rule.
@@ -166,9 +166,9 @@ pub unsafe extern "C" fn ecrt_master_get_pdo(
     const F: &str = "ecrt_master_get_pdo";
     guard(F, errno::EINVAL, || {
         // SAFETY: NULL or live / writable (API contract).
-        let (Some(m), Some(out)) = (unsafe { arg(master, F, "master") }, unsafe {
-            arg_mut(pdo, F, "pdo")
-        }) else {
+        let Some((m, out)) = (unsafe { arg(master, F, "master") })
+            .and_then(|x| unsafe { arg_mut(pdo, F, "pdo") }.map(|y| (x, y)))
+        else {
             return errno::EINVAL;
         };
         // SAFETY: IgH's threading rule.
@@ -212,9 +212,9 @@ pub unsafe extern "C" fn ecrt_master_get_pdo_entry(
     const F: &str = "ecrt_master_get_pdo_entry";
     guard(F, errno::EINVAL, || {
         // SAFETY: NULL or live / writable (API contract).
-        let (Some(m), Some(out)) = (unsafe { arg(master, F, "master") }, unsafe {
-            arg_mut(entry, F, "entry")
-        }) else {
+        let Some((m, out)) = (unsafe { arg(master, F, "master") })
+            .and_then(|x| unsafe { arg_mut(entry, F, "entry") }.map(|y| (x, y)))
+        else {
             return errno::EINVAL;
         };
         // SAFETY: IgH's threading rule.

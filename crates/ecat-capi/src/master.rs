@@ -409,9 +409,9 @@ pub unsafe extern "C" fn ecrt_master_state(master: *const Master, state: *mut Ma
     const F: &str = "ecrt_master_state";
     guard(F, errno::EINVAL, || {
         // SAFETY: NULL or live / writable, per the contract.
-        let (Some(m), Some(out)) = (unsafe { arg(master, F, "master") }, unsafe {
-            arg_mut(state, F, "state")
-        }) else {
+        let Some((m, out)) = (unsafe { arg(master, F, "master") })
+            .and_then(|x| unsafe { arg_mut(state, F, "state") }.map(|y| (x, y)))
+        else {
             return errno::EINVAL;
         };
         // SAFETY: IgH's threading rule.
@@ -451,9 +451,9 @@ pub unsafe extern "C" fn ecrt_master(master: *mut Master, info: *mut MasterInfo)
     const F: &str = "ecrt_master";
     guard(F, errno::EINVAL, || {
         // SAFETY: NULL or live / writable, per the contract.
-        let (Some(m), Some(out)) = (unsafe { arg(master, F, "master") }, unsafe {
-            arg_mut(info, F, "master_info")
-        }) else {
+        let Some((m, out)) = (unsafe { arg(master, F, "master") })
+            .and_then(|x| unsafe { arg_mut(info, F, "master_info") }.map(|y| (x, y)))
+        else {
             return errno::EINVAL;
         };
         // SAFETY: IgH's threading rule.
@@ -481,9 +481,9 @@ pub unsafe extern "C" fn ecrt_master_scan_progress(
     const F: &str = "ecrt_master_scan_progress";
     guard(F, errno::EINVAL, || {
         // SAFETY: NULL or live / writable, per the contract.
-        let (Some(m), Some(out)) = (unsafe { arg(master, F, "master") }, unsafe {
-            arg_mut(progress, F, "progress")
-        }) else {
+        let Some((m, out)) = (unsafe { arg(master, F, "master") })
+            .and_then(|x| unsafe { arg_mut(progress, F, "progress") }.map(|y| (x, y)))
+        else {
             return errno::EINVAL;
         };
         // SAFETY: IgH's threading rule.

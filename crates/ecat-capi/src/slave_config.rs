@@ -515,9 +515,9 @@ fn register(
     find: impl FnOnce(&SlaveConfig) -> Result<(u8, Direction, u32, usize), String>,
 ) -> i32 {
     // SAFETY: the C caller passes NULL or live objects (API contract).
-    let (Some(s), Some(d)) = (unsafe { arg_mut(sc, f, "sc") }, unsafe {
-        arg_mut(domain, f, "domain")
-    }) else {
+    let Some((s, d)) = (unsafe { arg_mut(sc, f, "sc") })
+        .and_then(|x| unsafe { arg_mut(domain, f, "domain") }.map(|y| (x, y)))
+    else {
         return errno::EINVAL;
     };
     if !idle_or(s, f) {
@@ -862,9 +862,9 @@ pub unsafe extern "C" fn ecrt_slave_config_state(
     const F: &str = "ecrt_slave_config_state";
     guard(F, errno::EINVAL, || {
         // SAFETY: NULL or live / writable (API contract).
-        let (Some(sc), Some(out)) = (unsafe { arg(sc, F, "sc") }, unsafe {
-            arg_mut(state, F, "state")
-        }) else {
+        let Some((sc, out)) = (unsafe { arg(sc, F, "sc") })
+            .and_then(|x| unsafe { arg_mut(state, F, "state") }.map(|y| (x, y)))
+        else {
             return errno::EINVAL;
         };
         let Some(p) = sc.attached else {

@@ -4,8 +4,6 @@
 
 mod common;
 
-use std::path::PathBuf;
-
 fn c_test(name: &str, link: Option<&str>) -> (String, String) {
     let src = common::workspace()
         .join("tests/capi")
@@ -30,5 +28,68 @@ fn io_identity_offsets_op_registers_no_alloc() {
     c_test("io", Some("sim:io"));
 }
 
-#[allow(dead_code)]
-fn unused(_: PathBuf) {}
+/// After each `MARK n what` line on stderr, exactly n `ecat:` lines must follow before the
+/// next marker.
+fn check_marks(err: &str) {
+    let mut problems = Vec::new();
+    let mut current: Option<(usize, String, usize)> = None;
+    let mut close = |c: Option<(usize, String, usize)>| {
+        if let Some((want, what, got)) = c {
+            if want != got {
+                problems.push(format!("{what}: {got} log lines, expected {want}"));
+            }
+        }
+    };
+    for line in err.lines() {
+        if let Some(rest) = line.strip_prefix("MARK ") {
+            let (n, what) = rest.split_once(' ').unwrap_or((rest, ""));
+            close(current.take());
+            current = Some((n.parse().unwrap_or(0), what.to_string(), 0));
+        } else if line.starts_with("ecat: ") {
+            if let Some(c) = current.as_mut() {
+                c.2 += 1;
+            }
+        }
+    }
+    close(current);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn mismatching_config_stays_unattached_while_the_rest_runs() {
+    let (_, err) = c_test("mismatch", Some("sim:io"));
+    check_marks(&err);
+    assert!(
+        err.contains("expects 0x00000002/0x10063052 but SubDevice 3"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_input_gets_igh_codes_and_one_line() {
+    let (_, err) = c_test("bad_input", Some("sim:io"));
+    check_marks(&err);
+    assert!(
+        err.contains("master 7 has no link configured: set ECAT_MASTER7="),
+        "{err}"
+    );
+    assert!(err.contains("SoE"), "{err}");
+}
+
+#[test]
+fn no_link_configured_is_one_sentence() {
+    let src = common::workspace().join("tests/capi/no_link.c");
+    let exe = common::scratch("capi").join("no_link");
+    common::compile(&[src], &exe, &[]);
+    let o = common::run(&exe, None, &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    println!("{}{err}", String::from_utf8_lossy(&o.stdout));
+    assert!(o.status.success());
+    assert_eq!(
+        err.lines().filter(|l| l.starts_with("ecat: ")).count(),
+        2,
+        "{err}"
+    );
+    assert!(err.contains("write MASTER0_DEVICE=eth0 into"), "{err}");
+    assert!(err.contains("nosuchif0"), "{err}");
+}
