@@ -5,6 +5,23 @@
  * unattached while the rest runs; and no heap allocation in receive/process/queue/send. */
 #include "capi_test.h"
 #include "alloc_count.h"
+#include <stddef.h>
+
+/* The structures' layout is what the library (crates/ecat-capi/src/abi.rs) writes. */
+_Static_assert(sizeof(ec_master_state_t) == 8, "ec_master_state_t");
+_Static_assert(sizeof(ec_master_info_t) == 16, "ec_master_info_t");
+_Static_assert(offsetof(ec_master_info_t, scan_busy) == 5, "scan_busy");
+_Static_assert(offsetof(ec_master_info_t, app_time) == 8, "app_time");
+_Static_assert(offsetof(ec_slave_info_t, ports) == 24, "ports");
+_Static_assert(offsetof(ec_slave_info_t, al_state) == 104, "al_state");
+_Static_assert(offsetof(ec_slave_info_t, sdo_count) == 108, "sdo_count");
+_Static_assert(offsetof(ec_slave_info_t, name) == 110, "name");
+_Static_assert(sizeof(ec_slave_info_t) == 176, "ec_slave_info_t");
+_Static_assert(sizeof(ec_slave_config_state_t) == 4, "ec_slave_config_state_t");
+_Static_assert(sizeof(ec_domain_state_t) == 12, "ec_domain_state_t");
+_Static_assert(sizeof(ec_sync_info_t) == 32, "ec_sync_info_t");
+_Static_assert(sizeof(ec_pdo_info_t) == 16, "ec_pdo_info_t");
+_Static_assert(sizeof(ec_pdo_entry_reg_t) == 32, "ec_pdo_entry_reg_t");
 
 #define BECKHOFF 0x00000002
 #define EK1100 BECKHOFF, 0x044c2c52

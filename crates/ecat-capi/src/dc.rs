@@ -1,12 +1,17 @@
 //! Distributed clock calls.
 //!
 //! ecat's cyclic frames carry the DC datagrams themselves once DC is set up at activation
-//! (any configuration with SYNC0 in `ecrt_slave_config_dc`): the write of the master's time
-//! to the reference clock, the FRMW that spreads it, and the sync monitor's BRD of 0x092C.
-//! So `sync_reference_clock`, `sync_slave_clocks` and `sync_monitor_queue` confirm that those
-//! datagrams are in the frames (or say there is no reference clock); the application time is
-//! recorded; the master's time written to the reference clock is ecat's own monotonic time
-//! aligned to the reference at activation. Nothing here allocates.
+//! (any configuration with SYNC0 in `ecrt_slave_config_dc`): the FRMW that spreads the
+//! reference clock's time to every DC slave, and the sync monitor's BRD of 0x092C. So
+//! `sync_slave_clocks` and `sync_monitor_queue` confirm that those datagrams are in the frames
+//! (or say there is no reference clock: -ENXIO).
+//!
+//! The reference clock is the time master (ecat's `MasterFollowsReference`): without hardware
+//! transmit timestamps, writing the application's time into the reference clock every cycle
+//! (IgH's `sync_reference_clock`) would write the host's send jitter into every clock of the
+//! bus. `sync_reference_clock(_to)` therefore succeed without writing; the application time is
+//! recorded (`ecrt_master` reports it), and an application that wants its cycle locked to the
+//! bus uses `ecrt_master_reference_clock_time`, as IgH documents. Nothing here allocates.
 
 use crate::ffi::{arg, arg_mut, errno, guard};
 use crate::log;
@@ -50,7 +55,8 @@ pub unsafe extern "C" fn ecrt_master_application_time(master: *mut Master, app_t
     })
 }
 
-/// Drive the reference clock to the master's time (carried by the cyclic frames).
+/// IgH: drive the reference clock to the application time. ecat keeps the reference clock as
+/// the time master (see the module documentation); succeeds when DC runs.
 ///
 /// # Safety
 /// `master` NULL or live.
@@ -61,7 +67,7 @@ pub unsafe extern "C" fn ecrt_master_sync_reference_clock(master: *mut Master) -
     })
 }
 
-/// Drive the reference clock to `sync_time` (ecat writes its own aligned time instead).
+/// IgH: drive the reference clock to `sync_time`. As `ecrt_master_sync_reference_clock`.
 ///
 /// # Safety
 /// `master` NULL or live.

@@ -10,7 +10,7 @@
 //! - Startup SDOs are the configuration's own, followed by the PDO assignment and mapping
 //!   writes when the application changed them from what the SubDevice had.
 //! - Distributed clocks are set up when any configuration activates SYNC0
-//!   (`ecrt_slave_config_dc`); the reference clock then follows the master's time, IgH's mode.
+//!   (`ecrt_slave_config_dc`), with the reference clock as the time master (see [`crate::dc`]).
 //! - Each C domain's regions are matched to ecat's regions to build the copy lists.
 
 use crate::domain::{Copy, Domain};
@@ -73,7 +73,7 @@ pub fn activate(m: &Master, inner: &mut Inner) -> Result<(), String> {
             Ok(Some(setup)) => {
                 dc = Some(DcRuntime {
                     setup,
-                    mode: DcMode::ReferenceFollowsMaster,
+                    mode: DcMode::MasterFollowsReference,
                     cycle_ns,
                     shift_ns,
                 })

@@ -93,3 +93,13 @@ fn no_link_configured_is_one_sentence() {
     assert!(err.contains("write MASTER0_DEVICE=eth0 into"), "{err}");
     assert!(err.contains("nosuchif0"), "{err}");
 }
+
+#[test]
+fn sdo_blocking_startup_requests_deactivate_reactivate() {
+    c_test("sdo", Some("sim:servo6"));
+}
+
+#[test]
+fn dc_calls_and_sync_monitor_within_100_ns() {
+    c_test("dc", Some("sim:dc8"));
+}

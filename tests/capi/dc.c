@@ -1,0 +1,101 @@
+/* sim:dc8 (EK1100, EL3102, EL4132, EL3102, EL4132, EK1122, two drives behind the EK1122)
+ * in IgH's DC shape: ecrt_slave_config_dc with SYNC0 on every DC slave, then per 1 ms cycle
+ * application time, sync reference clock (to), sync slave clocks, sync monitor queue and
+ * process. The reference clock's time advances with the cycle and the sync monitor stays
+ * within 100 ns once the clocks are locked. */
+#include "capi_test.h"
+
+#define BECKHOFF 0x00000002
+static const struct { uint32_t vendor, product; } ids[8] = {
+    {BECKHOFF, 0x044c2c52}, {BECKHOFF, 0x0c1e3052}, {BECKHOFF, 0x10243052},
+    {BECKHOFF, 0x0c1e3052}, {BECKHOFF, 0x10243052}, {BECKHOFF, 0x04622c52},
+    {0x00000eca, 0x00000402}, {0x00000eca, 0x00000402},
+};
+
+#define PERIOD_NS 1000000
+
+int main(void)
+{
+    ec_master_t *m = ecrt_request_master(0);
+    CHECK(m != NULL);
+    if (!m)
+        return finish("dc");
+    ec_slave_info_t si;
+    CHECK_EQ(ecrt_master_get_slave(m, 5, &si), 0);
+    printf("slave 5: 0x%08x/0x%08x %s\n", si.vendor_id, si.product_code, si.name);
+    ec_domain_t *d = ecrt_master_create_domain(m);
+    ec_slave_config_t *sc[8];
+    for (int i = 0; i < 8; i++) {
+        uint32_t product = ids[i].product;
+        if (i == 5)
+            product = si.product_code;
+        sc[i] = ecrt_master_slave_config(m, 0, i, ids[i].vendor, product);
+        CHECK(sc[i] != NULL);
+        if (i != 0 && i != 5)
+            CHECK_EQ(ecrt_slave_config_dc(sc[i], 0x0300, PERIOD_NS, 0, 0, 0), 0);
+    }
+    unsigned int off_ai = ecrt_slave_config_reg_pdo_entry(sc[1], 0x3101, 2, d, NULL);
+    int off_sw = ecrt_slave_config_reg_pdo_entry(sc[6], 0x6041, 0, d, NULL);
+    CHECK_EQ(off_ai, 1);
+    CHECK(off_sw > 0);
+    CHECK_EQ(ecrt_master_select_reference_clock(m, sc[0]), 0);
+
+    /* No DC datagrams before activation. */
+    CHECK_EQ(ecrt_master_sync_slave_clocks(m), -EPERM);
+
+    CHECK_EQ(ecrt_master_activate(m), 0);
+    struct timespec wake;
+    clock_gettime(CLOCK_MONOTONIC, &wake);
+    uint32_t worst_late = 0, prev_ref = 0;
+    int ref_ok = 0, ref_steps = 0, op_at = -1;
+    uint32_t mon = 0xffffffff;
+    for (int c = 0; c < 3000; c++) {
+        wake.tv_nsec += PERIOD_NS;
+        while (wake.tv_nsec >= 1000000000) {
+            wake.tv_nsec -= 1000000000;
+            wake.tv_sec++;
+        }
+        clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, NULL);
+        ecrt_master_receive(m);
+        ecrt_domain_process(d);
+        mon = ecrt_master_sync_monitor_process(m);
+        uint32_t ref;
+        if (ecrt_master_reference_clock_time(m, &ref) == 0) {
+            if (ref_ok && ref - prev_ref > 500000 && ref - prev_ref < 2000000)
+                ref_steps++;
+            prev_ref = ref;
+            ref_ok = 1;
+        }
+        ec_slave_config_state_t ss;
+        ecrt_slave_config_state(sc[7], &ss);
+        if (op_at < 0 && ss.operational)
+            op_at = c;
+        if (op_at >= 0 && c > op_at + 1000 && mon > worst_late)
+            worst_late = mon;
+        struct timespec rt;
+        clock_gettime(CLOCK_REALTIME, &rt);
+        CHECK_EQ(ecrt_master_application_time(m, EC_TIMEVAL2NANO(((struct timeval){rt.tv_sec, rt.tv_nsec / 1000}))), 0);
+        if (c % 2)
+            CHECK_EQ(ecrt_master_sync_reference_clock(m), 0);
+        else
+            CHECK_EQ(ecrt_master_sync_reference_clock_to(m, 0), 0);
+        CHECK_EQ(ecrt_master_sync_slave_clocks(m), 0);
+        CHECK_EQ(ecrt_master_sync_monitor_queue(m), 0);
+        ecrt_domain_queue(d);
+        ecrt_master_send(m);
+    }
+    printf("drives operational at cycle %d; reference clock advanced ~1 ms in %d cycles; "
+           "sync monitor worst %u ns over the last %d cycles (last %u ns)\n",
+           op_at, ref_steps, worst_late, 3000 - op_at - 1000, mon);
+    CHECK(op_at >= 0);
+    CHECK(ref_steps > 2500);
+    CHECK(worst_late < 100);
+    ec_master_info_t info;
+    ecrt_master(m, &info);
+    CHECK(info.app_time > 0);
+    ec_domain_state_t ds;
+    ecrt_domain_state(d, &ds);
+    CHECK_EQ(ds.wc_state, EC_WC_COMPLETE);
+    ecrt_release_master(m);
+    return finish("dc");
+}
