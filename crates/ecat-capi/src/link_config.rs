@@ -47,7 +47,7 @@ fn parse_value(text: &str, key: &str) -> Option<String> {
         .filter_map(|l| l.split_once('='))
         .filter(|(k, _)| k.trim() == key)
         .map(|(_, v)| v.trim().trim_matches(|c| c == '"' || c == '\'').to_string())
-        .last()
+        .next_back()
         .filter(|v| !v.is_empty())
 }
 

@@ -106,7 +106,7 @@ impl Master {
 /// Scan `md` and bring the bus to PREOP; returns the SubDevices and their configurations.
 pub fn scan_idle(md: &mut MainDevice, spec: &str) -> (Vec<SubDevice>, Vec<SubDeviceConfig>) {
     match md.scan() {
-        Ok(s) if s.is_empty() => {
+        Ok([]) => {
             log!("no SubDevices answer on '{spec}'; the master is idle with an empty bus")
         }
         Ok(_) => {}

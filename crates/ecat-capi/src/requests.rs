@@ -397,12 +397,10 @@ pub fn submit_reg_requests(rt: &mut Runtime, reqs: &[*mut RegRequest]) {
             continue;
         };
         let address = station as u32 | (addr as u32) << 16;
-        match rt.engine_mut().submit_with(cmd, address, &r.mem[..size], 2) {
-            Ok(h) => {
-                r.queued = None;
-                r.in_flight = Some((h, cmd == Command::Fprd, size));
-            }
-            Err(_) => {} // engine full: try again at the next send
+        // When the engine is full, try again at the next send.
+        if let Ok(h) = rt.engine_mut().submit_with(cmd, address, &r.mem[..size], 2) {
+            r.queued = None;
+            r.in_flight = Some((h, cmd == Command::Fprd, size));
         }
     }
 }
@@ -420,7 +418,7 @@ pub fn collect_reg_requests(rt: &mut Runtime, reqs: &[*mut RegRequest]) {
             Status::Pending => continue,
             Status::Done => {
                 let ok = match engine.response(h) {
-                    Some((d, wkc)) if wkc == 1 => {
+                    Some((d, 1)) => {
                         if read {
                             let n = size.min(d.len());
                             r.mem[..n].copy_from_slice(&d[..n]);
