@@ -4,7 +4,11 @@
 
 mod common;
 
+/// The C programs cycle on real time: run them one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn c_test(name: &str, link: Option<&str>) -> (String, String) {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let src = common::workspace()
         .join("tests/capi")
         .join(format!("{name}.c"));
