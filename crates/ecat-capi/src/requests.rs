@@ -28,6 +28,8 @@ pub struct SdoRequest {
     timeout_ms: u32,
     state: u32,
     pending: Option<(Pending, Instant, bool)>,
+    /// A transfer asked for while the slave was still being configured (read?, asked at).
+    deferred: Option<(bool, Instant)>,
 }
 
 /// `ec_reg_request_t`.
@@ -70,6 +72,7 @@ pub unsafe extern "C" fn ecrt_slave_config_create_sdo_request(
             timeout_ms: 0,
             state: request::UNUSED,
             pending: None,
+            deferred: None,
         }));
         s.sdo_requests.push(r);
         r
@@ -182,6 +185,26 @@ pub unsafe extern "C" fn ecrt_sdo_request_state(req: *mut SdoRequest) -> u32 {
         let Some(r) = (unsafe { arg_mut(req, F, "req") }) else {
             return request::ERROR;
         };
+        if let Some((read, asked)) = r.deferred {
+            if slave_ready(r.sc) {
+                r.deferred = None;
+                if submit_sdo(F, r, read) != 0 {
+                    r.state = request::ERROR;
+                }
+            } else if r.timeout_ms != 0
+                && asked.elapsed() > Duration::from_millis(r.timeout_ms as u64)
+            {
+                log!(
+                    "SDO request 0x{:04X}:{:02X}: the slave was not configured within {} ms",
+                    r.index,
+                    r.subindex,
+                    r.timeout_ms
+                );
+                r.deferred = None;
+                r.state = request::ERROR;
+            }
+            return r.state;
+        }
         let Some((p, started, read)) = &r.pending else {
             return r.state;
         };
@@ -225,24 +248,28 @@ pub unsafe extern "C" fn ecrt_sdo_request_state(req: *mut SdoRequest) -> u32 {
     })
 }
 
-fn start_sdo(f: &str, req: *mut SdoRequest, read: bool) -> i32 {
-    // SAFETY: NULL or live (API contract).
-    let Some(r) = (unsafe { arg_mut(req, f, "req") }) else {
-        return errno::EINVAL;
-    };
-    if r.state == request::BUSY {
-        log!("{f}: the request is still busy");
-        return errno::EBUSY;
+/// True when the configuration's slave is in its requested state (configured), so its
+/// mailbox is free for application transfers.
+fn slave_ready(sc: *mut SlaveConfig) -> bool {
+    // SAFETY: a request never outlives its configuration.
+    let sc = unsafe { &*sc };
+    let Some(pos) = sc.attached else { return false };
+    // SAFETY: IgH's threading rule (requests are driven from the cyclic thread).
+    match unsafe { sc.master().runtime() } {
+        Some(rt) => rt
+            .supervisor()
+            .states()
+            .nth(pos)
+            .is_some_and(|s| s.running && !s.lost),
+        None => false,
     }
+}
+
+fn submit_sdo(f: &str, r: &mut SdoRequest, read: bool) -> i32 {
     // SAFETY: a request never outlives its configuration.
     let sc = unsafe { &*r.sc };
     let Some(pos) = sc.attached else {
-        log!(
-            "{f}: {} is not attached to a slave; the request fails",
-            sc.name()
-        );
-        r.state = request::ERROR;
-        return 0;
+        return errno::EINVAL;
     };
     let client = sc.master().sdo_client.lock().ok().and_then(|c| c.clone());
     let Some(client) = client else {
@@ -264,6 +291,39 @@ fn start_sdo(f: &str, req: *mut SdoRequest, read: bool) -> i32 {
             log!("{f}: {e}");
             errno::ENOBUFS
         }
+    }
+}
+
+fn start_sdo(f: &str, req: *mut SdoRequest, read: bool) -> i32 {
+    // SAFETY: NULL or live (API contract).
+    let Some(r) = (unsafe { arg_mut(req, f, "req") }) else {
+        return errno::EINVAL;
+    };
+    if r.state == request::BUSY {
+        log!("{f}: the request is still busy");
+        return errno::EBUSY;
+    }
+    // SAFETY: a request never outlives its configuration.
+    let sc = unsafe { &*r.sc };
+    if sc.attached.is_none() {
+        log!(
+            "{f}: {} is not attached to a slave; the request fails",
+            sc.name()
+        );
+        r.state = request::ERROR;
+        return 0;
+    }
+    if !sc.master().is_active() {
+        log!("{f}: SDO requests run after ecrt_master_activate");
+        return errno::EPERM;
+    }
+    if slave_ready(r.sc) {
+        submit_sdo(f, r, read)
+    } else {
+        // As IgH: the transfer starts once the slave is configured.
+        r.deferred = Some((read, Instant::now()));
+        r.state = request::BUSY;
+        0
     }
 }
 
