@@ -41,6 +41,42 @@ pub struct EmergencyRing {
     pub overruns: i32,
 }
 
+impl EmergencyRing {
+    /// Keep `record`; when full, drop it and count an overrun (IgH keeps the oldest).
+    pub fn push(&mut self, record: [u8; 8]) {
+        if self.records.len() >= self.capacity {
+            self.overruns = self.overruns.saturating_add(1);
+        } else {
+            self.records.push_back(record);
+        }
+    }
+}
+
+/// Move the CoE emergencies the runtime collected into the rings of the configurations
+/// attached to their SubDevices. Works through raw pointers: the caller holds no reference
+/// to any configuration meanwhile.
+fn drain_emergencies(sc: *const SlaveConfig) {
+    // SAFETY: a live configuration (checked non-NULL by the caller); read its master only.
+    let master = unsafe { (*sc).master };
+    // SAFETY: the master outlives its configurations; IgH's threading rule.
+    let inner = unsafe { (*master).inner() };
+    let Phase::Active(rt) = &mut inner.phase else {
+        return;
+    };
+    while let Some((pos, e)) = rt.take_emergency() {
+        let mut rec = [0u8; 8];
+        let _ = e.emit(&mut rec);
+        for &p in &inner.configs {
+            // SAFETY: configurations are owned by the master and alive; no other reference
+            // to them exists during this call.
+            let c = unsafe { &mut *p };
+            if c.attached == Some(pos) {
+                c.emergencies.push(rec);
+            }
+        }
+    }
+}
+
 /// `ec_slave_config_t`.
 pub struct SlaveConfig {
     /// The owning master.
@@ -803,6 +839,9 @@ pub unsafe extern "C" fn ecrt_slave_config_emerg_size(
 pub unsafe extern "C" fn ecrt_slave_config_emerg_pop(sc: *mut SlaveConfig, target: *mut u8) -> i32 {
     const F: &str = "ecrt_slave_config_emerg_pop";
     guard(F, errno::EINVAL, || {
+        if !sc.is_null() {
+            drain_emergencies(sc);
+        }
         let sc = sc_or!(sc, F, errno::EINVAL);
         if target.is_null() {
             log!("{F}: target is NULL");
@@ -842,6 +881,9 @@ pub unsafe extern "C" fn ecrt_slave_config_emerg_clear(sc: *mut SlaveConfig) -> 
 pub unsafe extern "C" fn ecrt_slave_config_emerg_overruns(sc: *const SlaveConfig) -> i32 {
     const F: &str = "ecrt_slave_config_emerg_overruns";
     guard(F, errno::EINVAL, || {
+        if !sc.is_null() {
+            drain_emergencies(sc);
+        }
         // SAFETY: NULL or live (API contract).
         match unsafe { arg(sc, F, "sc") } {
             Some(sc) => sc.emergencies.overruns,

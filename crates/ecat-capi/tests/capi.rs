@@ -107,3 +107,8 @@ fn sdo_blocking_startup_requests_deactivate_reactivate() {
 fn dc_calls_and_sync_monitor_within_100_ns() {
     c_test("dc", Some("sim:dc8"));
 }
+
+#[test]
+fn emergency_reaches_the_ring() {
+    c_test("emergency", Some("sim:servo"));
+}

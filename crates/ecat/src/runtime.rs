@@ -302,6 +302,12 @@ impl Runtime {
         self.link
     }
 
+    /// The oldest CoE emergency a SubDevice sent during an SDO transfer of the cycle:
+    /// (position, message).
+    pub fn take_emergency(&mut self) -> Option<(usize, ecat_wire::coe::EmergencyRepr)> {
+        self.sdo.take_emergency()
+    }
+
     /// A handle for SDO requests while cycling, usable from any thread.
     pub fn sdo_client(&self) -> SdoClient {
         self.sdo.client()
