@@ -63,6 +63,10 @@ pub unsafe extern "C" fn ecrt_slave_config_create_sdo_request(
         let Some(s) = sc_of(sc, F) else {
             return std::ptr::null_mut();
         };
+        if s.master().is_active() {
+            log!("{F}: create requests before ecrt_master_activate");
+            return std::ptr::null_mut();
+        }
         let r = Box::into_raw(Box::new(SdoRequest {
             sc,
             index,

@@ -112,3 +112,29 @@ fn dc_calls_and_sync_monitor_within_100_ns() {
 fn emergency_reaches_the_ring() {
     c_test("emergency", Some("sim:servo"));
 }
+
+#[test]
+fn remaining_calls() {
+    let (_, err) = c_test("coverage", Some("sim:servo6"));
+    check_marks(&err);
+}
+
+#[test]
+fn every_exported_function_is_called_by_a_c_test() {
+    let list =
+        std::fs::read_to_string(common::crate_dir().join("tests/igh_functions.txt")).unwrap();
+    let mut sources = String::new();
+    for e in std::fs::read_dir(common::workspace().join("tests/capi")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "c") {
+            sources.push_str(&std::fs::read_to_string(p).unwrap());
+        }
+    }
+    let missing: Vec<&str> = list
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.ends_with("kernel-only"))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|n| !sources.contains(&format!("{n}(")))
+        .collect();
+    assert!(missing.is_empty(), "not called by any C test: {missing:?}");
+}
