@@ -46,6 +46,9 @@ static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn run_example(name: &str, link: &str) {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if common::missing(&["cc", "cmake", "pkg-config"]) {
+        return;
+    }
     let prefix = prefix();
     let src = common::workspace().join("examples/c").join(name);
     let out = common::scratch("examples").join(name);

@@ -7,6 +7,22 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
+/// True (and a line saying so) when one of `tools` is not installed: the test then skips.
+pub fn missing(tools: &[&str]) -> bool {
+    let gone: Vec<&str> = tools
+        .iter()
+        .copied()
+        .filter(|t| Command::new(t).arg("--version").output().is_err())
+        .collect();
+    if !gone.is_empty() {
+        println!(
+            "skipped: {} not installed (Debian: apt-get install gcc binutils cmake pkg-config)",
+            gone.join(", ")
+        );
+    }
+    !gone.is_empty()
+}
+
 /// The crate's directory.
 pub fn crate_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
