@@ -6,16 +6,19 @@
 #   PREFIX/lib/cmake/EtherCAT/EtherCATConfig.cmake (+ ...ConfigVersion.cmake), target EtherLab::ethercat
 #
 # Usage: scripts/install-capi.sh [--prefix DIR] [--destdir DIR] [--no-build] [--target-dir DIR]
+#                                [--lib FILE]
 #   --prefix      where programs find it (default /usr/local)
 #   --destdir     staging root (files go to DESTDIR/PREFIX; for packaging)
-#   --no-build    use the library already built in the target directory
+#   --no-build    link from the static library already built in the target directory
 #   --target-dir  cargo's target directory (default: target/ of this workspace)
+#   --lib FILE    install this already linked libethercat.so.1.6.0 (no build, no link)
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 prefix=/usr/local
 destdir=
 build=1
 target="$root/target"
+prebuilt=
 while [ $# -gt 0 ]; do
     case "$1" in
         --prefix) prefix=$2; shift 2 ;;
@@ -23,7 +26,8 @@ while [ $# -gt 0 ]; do
         --destdir) destdir=$2; shift 2 ;;
         --no-build) build=0; shift ;;
         --target-dir) target=$2; shift 2 ;;
-        -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+        --lib) prebuilt=$2; build=0; shift 2 ;;
+        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
         *) echo "install-capi.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
@@ -32,13 +36,18 @@ if [ "$build" = 1 ]; then
     (cd "$root" && cargo build --release -p ecat-capi)
 fi
 rel="$target/release"
-[ -f "$rel/libethercat.a" ] || { echo "install-capi.sh: $rel/libethercat.a is missing; build with cargo build --release -p ecat-capi" >&2; exit 1; }
-sh "$root/crates/ecat-capi/link.sh" "$rel"
+if [ -n "$prebuilt" ]; then
+    so=$prebuilt
+else
+    [ -f "$rel/libethercat.a" ] || { echo "install-capi.sh: $rel/libethercat.a is missing; build with cargo build --release -p ecat-capi" >&2; exit 1; }
+    sh "$root/crates/ecat-capi/link.sh" "$rel"
+    so="$rel/libethercat.so.1.6.0"
+fi
 
 lib="$destdir$prefix/lib"
 inc="$destdir$prefix/include"
 mkdir -p "$lib/pkgconfig" "$lib/cmake/EtherCAT" "$inc"
-install -m 0755 "$rel/libethercat.so.1.6.0" "$lib/libethercat.so.1.6.0"
+install -m 0755 "$so" "$lib/libethercat.so.1.6.0"
 command -v strip >/dev/null 2>&1 && strip --strip-debug "$lib/libethercat.so.1.6.0"
 ln -sfn libethercat.so.1.6.0 "$lib/libethercat.so.1"
 ln -sfn libethercat.so.1 "$lib/libethercat.so"

@@ -919,7 +919,7 @@ pub unsafe extern "C" fn ecrt_slave_config_state(
             Phase::Active(rt) => match rt.supervisor().states().nth(p) {
                 Some(s) if !s.lost => {
                     let al = s.status.state_bits() & 0xF;
-                    SlaveConfigState::new(true, al == 8 && s.running, al)
+                    SlaveConfigState::new(true, al == 8 && !s.status.error(), al)
                 }
                 _ => SlaveConfigState::new(false, false, 0),
             },

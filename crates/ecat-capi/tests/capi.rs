@@ -150,3 +150,9 @@ fn every_exported_function_is_called_by_a_c_test() {
         .collect();
     assert!(missing.is_empty(), "not called by any C test: {missing:?}");
 }
+
+#[test]
+fn alias_addressing_and_a_slave_that_leaves_and_returns() {
+    let net = common::workspace().join("tests/capi/hotplug.toml");
+    c_test("hotplug", Some(&format!("sim:{}", net.display())));
+}

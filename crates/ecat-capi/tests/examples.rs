@@ -17,10 +17,10 @@ fn prefix() -> &'static Path {
         let p = common::scratch("prefix");
         let o = Command::new("sh")
             .arg(common::workspace().join("scripts/install-capi.sh"))
-            .args(["--no-build", "--prefix"])
+            .arg("--lib")
+            .arg(lib.join("libethercat.so.1.6.0"))
+            .arg("--prefix")
             .arg(&p)
-            .arg("--target-dir")
-            .arg(lib.parent().unwrap())
             .output()
             .unwrap();
         assert!(

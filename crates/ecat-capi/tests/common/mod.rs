@@ -40,18 +40,35 @@ pub fn target_dir() -> PathBuf {
 }
 
 /// Link libethercat.so.1 (once per test binary); returns the directory holding it.
+///
+/// Under `cargo test` the library is a dependency, not a root unit, so cargo leaves its
+/// static archive in `deps/` (`libethercat-<hash>.a`) without refreshing `libethercat.a`:
+/// link from the newest archive there.
 pub fn library() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = target_dir();
-        assert!(
-            dir.join("libethercat.a").exists(),
-            "{} has no libethercat.a (cargo builds it with the crate)",
-            dir.display()
-        );
+        let newest = std::fs::read_dir(dir.join("deps"))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                let n = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                n.starts_with("libethercat-") && n.ends_with(".a")
+            })
+            .chain(Some(dir.join("libethercat.a")).filter(|p| p.exists()))
+            .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok());
+        let archive = newest.unwrap_or_else(|| {
+            panic!(
+                "{} has no libethercat archive (cargo builds it with the crate)",
+                dir.display()
+            )
+        });
         let st = Command::new("sh")
             .arg(crate_dir().join("link.sh"))
             .arg(&dir)
+            .arg(&archive)
             .status()
             .expect("run link.sh");
         assert!(st.success(), "link.sh failed");
