@@ -160,7 +160,7 @@ pub unsafe extern "C" fn ecrt_domain_reg_pdo_entry_list(
             }
             // SAFETY: live sc and domain; bit_position NULL or writable (API contract).
             let off = unsafe {
-                crate::slave_config::ecrt_slave_config_reg_pdo_entry(
+                crate::pdo_config::ecrt_slave_config_reg_pdo_entry(
                     sc,
                     r.index,
                     r.subindex,

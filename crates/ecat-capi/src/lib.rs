@@ -13,7 +13,9 @@
 //! - [`master`]: `ec_master_t`, request/release, activation, send/receive, state, info;
 //! - [`info`]: `ecrt_master_get_slave` / `_sync_manager` / `_pdo` / `_pdo_entry`;
 //! - [`sdo`]: blocking SDO access through the master;
-//! - [`slave_config`]: `ec_slave_config_t`, PDO configuration, startup SDOs, state;
+//! - [`slave_config`]: `ec_slave_config_t`, its state, flags and timeouts;
+//! - [`pdo_config`]: PDO assignment and mapping, entry registration;
+//! - [`startup`]: startup SDOs and the emergency ring;
 //! - [`layout`]: IgH's domain layout (offsets known at registration) and its mapping onto
 //!   ecat's domains at activation;
 //! - [`domain`]: `ec_domain_t` and the cyclic domain calls;
@@ -36,7 +38,9 @@ pub mod info;
 pub mod layout;
 pub mod link_config;
 pub mod master;
+pub mod pdo_config;
 pub mod requests;
 pub mod sdo;
 pub mod slave_config;
+pub mod startup;
 pub mod unsupported;

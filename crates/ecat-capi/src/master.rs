@@ -23,6 +23,7 @@ use ecat::runtime::Runtime;
 use ecat::{MainDevice, SubDevice};
 use ecat_wire::al::AlState;
 use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -69,6 +70,8 @@ pub struct Master {
     inner: UnsafeCell<Inner>,
     /// The active runtime's SDO client, for blocking SDO calls from any thread.
     pub sdo_client: Mutex<Option<SdoClient>>,
+    /// SubDevices of the last scan, readable from any thread.
+    pub slave_count: AtomicUsize,
 }
 
 impl Master {
@@ -147,6 +150,7 @@ fn open(index: u32, reserve: bool) -> *mut Master {
         }
     };
     let (subdevices, defaults) = scan_idle(&mut md, &spec);
+    let slave_count = AtomicUsize::new(subdevices.len());
     let m = Master {
         index,
         spec,
@@ -163,6 +167,7 @@ fn open(index: u32, reserve: bool) -> *mut Master {
             dc: false,
         }),
         sdo_client: Mutex::new(None),
+        slave_count,
     };
     Box::into_raw(Box::new(m))
 }
@@ -552,6 +557,7 @@ pub unsafe extern "C" fn ecrt_master_deactivate(master: *mut Master) -> i32 {
         };
         let mut md = MainDevice::with_link(rt.into_link());
         let (subs, defaults) = scan_idle(&mut md, &m.spec);
+        m.slave_count.store(subs.len(), Ordering::Relaxed);
         inner.subdevices = subs;
         inner.defaults = defaults;
         inner.phase = Phase::Idle(Box::new(md));

@@ -9,6 +9,7 @@ use crate::log;
 use crate::master::{Master, Phase};
 use crate::requests::abort_code;
 use ecat::mailbox::sdo::SdoOp;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 /// How long a blocking transfer may take after activation.
@@ -23,34 +24,38 @@ fn transfer(
     abort: *mut u32,
 ) -> Result<Vec<u8>, i32> {
     let what = op.describe();
-    // SAFETY: IgH's threading rule: before activation only the configuring thread calls in.
-    let inner = unsafe { m.inner() };
-    let n = inner.subdevices.len();
+    let n = m.slave_count.load(Ordering::Relaxed);
     if position as usize >= n {
         log!("{f}: there is no slave at position {position} (the bus has {n})");
         return Err(errno::EINVAL);
     }
-    let result = match &mut inner.phase {
-        Phase::Idle(md) => md.sdo(position as usize, op),
-        Phase::Active(_) => {
-            let client = m.sdo_client.lock().ok().and_then(|c| c.clone());
-            let Some(client) = client else {
-                return Err(errno::EIO);
-            };
-            match client.submit(position as usize, op) {
-                Ok(p) => match p.wait(TIMEOUT) {
-                    Some(r) => r,
-                    None => {
-                        log!("{f}: SDO {what} on slave {position}: no answer within {} s (is the application cycling?)", TIMEOUT.as_secs());
-                        return Err(errno::EIO);
-                    }
-                },
-                Err(e) => Err(e),
+    // Active: only the SDO client is touched (this may be another thread than the cyclic
+    // one). Idle: the configuring thread drives the MainDevice itself.
+    let client = m.sdo_client.lock().ok().and_then(|c| c.clone());
+    let result = match client {
+        Some(client) => match client.submit(position as usize, op) {
+            Ok(p) => match p.wait(TIMEOUT) {
+                Some(r) => r,
+                None => {
+                    log!(
+                        "{f}: SDO {what} on slave {position}: no answer within {} s (is the application cycling?)",
+                        TIMEOUT.as_secs()
+                    );
+                    return Err(errno::EIO);
+                }
+            },
+            Err(e) => Err(e),
+        },
+        None => {
+            // SAFETY: IgH's threading rule: before activation only the configuring thread
+            // calls in.
+            match &mut unsafe { m.inner() }.phase {
+                Phase::Idle(md) => md.sdo(position as usize, op),
+                _ => {
+                    log!("{f}: master {} has no link (a re-scan failed)", m.index);
+                    return Err(errno::EIO);
+                }
             }
-        }
-        Phase::Orphaned => {
-            log!("{f}: master {} has no link (a re-scan failed)", m.index);
-            return Err(errno::EIO);
         }
     };
     result.map_err(|e| {

@@ -7,15 +7,18 @@
 //! [`SubDeviceConfig`] and startup SDOs; an unattached one configures nothing and reports
 //! itself offline.
 
-use crate::abi::{self, PdoInfo, SlaveConfigState, SyncInfo};
-use crate::domain::Domain;
+//!
+//! This module holds the object and its state, flags and timeouts; [`crate::pdo_config`] the
+//! PDO configuration and entry registration; [`crate::startup`] startup SDOs and emergencies.
+
+use crate::abi::SlaveConfigState;
 use crate::ffi::{arg, arg_mut, errno, guard};
 use crate::log;
 use crate::master::{Master, Phase};
 use crate::requests::{RegRequest, SdoRequest};
+use crate::startup::EmergencyRing;
 use ecat::config::{Direction, EntryConfig, PdoConfig, SubDeviceConfig, SyncConfig};
 use ecat::mailbox::sdo::SdoOp;
-use std::collections::VecDeque;
 
 /// SYNC0/SYNC1 settings from `ecrt_slave_config_dc`.
 #[derive(Debug, Clone, Copy, Default)]
@@ -28,53 +31,6 @@ pub struct DcSettings {
     pub sync0_shift: i32,
     /// SYNC1 cycle (ns).
     pub sync1_cycle: u32,
-}
-
-/// The CoE emergency ring.
-#[derive(Debug, Default)]
-pub struct EmergencyRing {
-    /// Capacity (0 drops every message).
-    pub capacity: usize,
-    /// Records, oldest first.
-    pub records: VecDeque<[u8; 8]>,
-    /// Messages dropped because the ring was full.
-    pub overruns: i32,
-}
-
-impl EmergencyRing {
-    /// Keep `record`; when full, drop it and count an overrun (IgH keeps the oldest).
-    pub fn push(&mut self, record: [u8; 8]) {
-        if self.records.len() >= self.capacity {
-            self.overruns = self.overruns.saturating_add(1);
-        } else {
-            self.records.push_back(record);
-        }
-    }
-}
-
-/// Move the CoE emergencies the runtime collected into the rings of the configurations
-/// attached to their SubDevices. Works through raw pointers: the caller holds no reference
-/// to any configuration meanwhile.
-fn drain_emergencies(sc: *const SlaveConfig) {
-    // SAFETY: a live configuration (checked non-NULL by the caller); read its master only.
-    let master = unsafe { (*sc).master };
-    // SAFETY: the master outlives its configurations; IgH's threading rule.
-    let inner = unsafe { (*master).inner() };
-    let Phase::Active(rt) = &mut inner.phase else {
-        return;
-    };
-    while let Some((pos, e)) = rt.take_emergency() {
-        let mut rec = [0u8; 8];
-        let _ = e.emit(&mut rec);
-        for &p in &inner.configs {
-            // SAFETY: configurations are owned by the master and alive; no other reference
-            // to them exists during this call.
-            let c = unsafe { &mut *p };
-            if c.attached == Some(pos) {
-                c.emergencies.push(rec);
-            }
-        }
-    }
 }
 
 /// `ec_slave_config_t`.
@@ -166,7 +122,7 @@ impl SlaveConfig {
         unsafe { &*self.master }
     }
 
-    fn sync_mut(&mut self, index: u8, dir_hint: Option<Direction>) -> &mut SyncConfig {
+    pub(crate) fn sync_mut(&mut self, index: u8, dir_hint: Option<Direction>) -> &mut SyncConfig {
         if let Some(i) = self.config.sync.iter().position(|s| s.index == index) {
             return &mut self.config.sync[i];
         }
@@ -205,7 +161,7 @@ impl SlaveConfig {
     }
 
     /// The default mapping of PDO `index` (as found on the SubDevice, or from its SII).
-    fn default_mapping(&self, index: u16) -> Vec<EntryConfig> {
+    pub(crate) fn default_mapping(&self, index: u16) -> Vec<EntryConfig> {
         if let Some(d) = &self.defaults {
             for s in &d.sync {
                 if let Some(p) = s.pdos.iter().find(|p| p.index == index) {
@@ -236,7 +192,7 @@ impl SlaveConfig {
             .unwrap_or_default()
     }
 
-    fn pdo_mut(&mut self, index: u16) -> Option<&mut PdoConfig> {
+    pub(crate) fn pdo_mut(&mut self, index: u16) -> Option<&mut PdoConfig> {
         self.config
             .sync
             .iter_mut()
@@ -262,17 +218,20 @@ impl SlaveConfig {
     }
 }
 
+/// The configuration behind a C pointer, or log and return `$ret`.
 macro_rules! sc_or {
     ($sc:expr, $f:expr, $ret:expr) => {
         // SAFETY: the C caller passes NULL or a live configuration (API contract).
-        match unsafe { arg_mut($sc, $f, "sc") } {
+        match unsafe { $crate::ffi::arg_mut($sc, $f, "sc") } {
             Some(sc) => sc,
             None => return $ret,
         }
     };
 }
+pub(crate) use sc_or;
 
-fn idle_or(sc: &SlaveConfig, f: &str) -> bool {
+/// True before activation; else logs that `f` belongs before `ecrt_master_activate`.
+pub(crate) fn idle_or(sc: &SlaveConfig, f: &str) -> bool {
     if sc.master().is_active() {
         log!(
             "{f}: the master is already activated; configure {} before ecrt_master_activate",
@@ -282,42 +241,6 @@ fn idle_or(sc: &SlaveConfig, f: &str) -> bool {
     } else {
         true
     }
-}
-
-fn direction(dir: u32) -> Option<Direction> {
-    match dir {
-        abi::dir::OUTPUT => Some(Direction::Output),
-        abi::dir::INPUT => Some(Direction::Input),
-        _ => None,
-    }
-}
-
-/// Configure a sync manager's direction and watchdog mode.
-///
-/// # Safety
-/// `sc` NULL or a live configuration.
-#[no_mangle]
-pub unsafe extern "C" fn ecrt_slave_config_sync_manager(
-    sc: *mut SlaveConfig,
-    sync_index: u8,
-    dir: u32,
-    watchdog_mode: u32,
-) -> i32 {
-    const F: &str = "ecrt_slave_config_sync_manager";
-    guard(F, errno::EINVAL, || {
-        let sc = sc_or!(sc, F, errno::EINVAL);
-        if sync_index as usize >= 16 {
-            log!("{F}: sync manager {sync_index} does not exist (0..15)");
-            return errno::ENOENT;
-        }
-        let Some(d) = direction(dir) else {
-            log!("{F}: direction {dir} is neither EC_DIR_OUTPUT nor EC_DIR_INPUT");
-            return errno::EINVAL;
-        };
-        let _ = watchdog_mode;
-        sc.sync_mut(sync_index, Some(d)).direction = d;
-        0
-    })
 }
 
 /// Watchdog divider and intervals (recorded; ecat keeps the SubDevice's watchdog defaults).
@@ -341,554 +264,6 @@ pub unsafe extern "C" fn ecrt_slave_config_watchdog(
         }
         sc.watchdog = (watchdog_divider, watchdog_intervals);
         0
-    })
-}
-
-/// Add PDO `index` to the assignment of sync manager `sync_index`.
-///
-/// # Safety
-/// `sc` NULL or a live configuration.
-#[no_mangle]
-pub unsafe extern "C" fn ecrt_slave_config_pdo_assign_add(
-    sc: *mut SlaveConfig,
-    sync_index: u8,
-    index: u16,
-) -> i32 {
-    const F: &str = "ecrt_slave_config_pdo_assign_add";
-    guard(F, errno::EINVAL, || {
-        let sc = sc_or!(sc, F, errno::EINVAL);
-        if sync_index as usize >= 16 {
-            log!("{F}: sync manager {sync_index} does not exist (0..15)");
-            return errno::EINVAL;
-        }
-        let entries = sc.default_mapping(index);
-        let hint = match index & 0xFF00 {
-            0x1600 | 0x1700 => Some(Direction::Output),
-            0x1A00 | 0x1B00 => Some(Direction::Input),
-            _ => None,
-        };
-        sc.sync_mut(sync_index, hint)
-            .pdos
-            .push(PdoConfig { index, entries });
-        0
-    })
-}
-
-/// Clear the PDO assignment of sync manager `sync_index`.
-///
-/// # Safety
-/// `sc` NULL or a live configuration.
-#[no_mangle]
-pub unsafe extern "C" fn ecrt_slave_config_pdo_assign_clear(
-    sc: *mut SlaveConfig,
-    sync_index: u8,
-) -> i32 {
-    const F: &str = "ecrt_slave_config_pdo_assign_clear";
-    guard(F, errno::EINVAL, || {
-        let sc = sc_or!(sc, F, errno::EINVAL);
-        if sync_index as usize >= 16 {
-            log!("{F}: sync manager {sync_index} does not exist (0..15)");
-            return errno::EINVAL;
-        }
-        sc.sync_mut(sync_index, None).pdos.clear();
-        0
-    })
-}
-
-/// Add an entry to the mapping of PDO `pdo_index`.
-///
-/// # Safety
-/// `sc` NULL or a live configuration.
-#[no_mangle]
-pub unsafe extern "C" fn ecrt_slave_config_pdo_mapping_add(
-    sc: *mut SlaveConfig,
-    pdo_index: u16,
-    entry_index: u16,
-    entry_subindex: u8,
-    entry_bit_length: u8,
-) -> i32 {
-    const F: &str = "ecrt_slave_config_pdo_mapping_add";
-    guard(F, errno::EINVAL, || {
-        let sc = sc_or!(sc, F, errno::EINVAL);
-        let name = sc.name();
-        match sc.pdo_mut(pdo_index) {
-            Some(p) => {
-                p.entries.push(EntryConfig {
-                    index: entry_index,
-                    subindex: entry_subindex,
-                    bits: entry_bit_length,
-                });
-                0
-            }
-            None => {
-                log!("{F}: PDO 0x{pdo_index:04X} is not assigned in {name}; assign it first");
-                errno::ENOENT
-            }
-        }
-    })
-}
-
-/// Clear the mapping of PDO `pdo_index`.
-///
-/// # Safety
-/// `sc` NULL or a live configuration.
-#[no_mangle]
-pub unsafe extern "C" fn ecrt_slave_config_pdo_mapping_clear(
-    sc: *mut SlaveConfig,
-    pdo_index: u16,
-) -> i32 {
-    const F: &str = "ecrt_slave_config_pdo_mapping_clear";
-    guard(F, errno::EINVAL, || {
-        let sc = sc_or!(sc, F, errno::EINVAL);
-        let name = sc.name();
-        match sc.pdo_mut(pdo_index) {
-            Some(p) => {
-                p.entries.clear();
-                0
-            }
-            None => {
-                log!("{F}: PDO 0x{pdo_index:04X} is not assigned in {name}");
-                errno::ENOENT
-            }
-        }
-    })
-}
-
-/// The whole PDO configuration from `ec_sync_info_t` lists (`n_syncs = EC_END` reads up to
-/// `index == 0xff`).
-///
-/// # Safety
-/// `sc` NULL or a live configuration; `syncs` points to `n_syncs` records (or an 0xff-ended
-/// list), each with valid `pdos`/`entries` arrays of the given lengths.
-#[no_mangle]
-pub unsafe extern "C" fn ecrt_slave_config_pdos(
-    sc: *mut SlaveConfig,
-    n_syncs: u32,
-    syncs: *const SyncInfo,
-) -> i32 {
-    const F: &str = "ecrt_slave_config_pdos";
-    guard(F, errno::EINVAL, || {
-        if sc.is_null() {
-            log!("{F}: sc is NULL");
-            return errno::EINVAL;
-        }
-        if syncs.is_null() {
-            return 0;
-        }
-        let mut i = 0usize;
-        loop {
-            if n_syncs != u32::MAX && i >= n_syncs as usize {
-                break;
-            }
-            // SAFETY: within the caller's array (n_syncs records or up to the 0xff record).
-            let s: SyncInfo = unsafe { *syncs.add(i) };
-            i += 1;
-            if n_syncs == u32::MAX && s.index == 0xFF {
-                break;
-            }
-            if s.index as usize >= 16 {
-                log!("{F}: sync manager {} does not exist (0..15)", s.index);
-                return errno::ENOENT;
-            }
-            // SAFETY: forwarded contract.
-            let r = unsafe { ecrt_slave_config_sync_manager(sc, s.index, s.dir, s.watchdog_mode) };
-            if r != 0 {
-                return r;
-            }
-            if s.n_pdos == 0 || s.pdos.is_null() {
-                continue;
-            }
-            // SAFETY: forwarded contract.
-            let r = unsafe { ecrt_slave_config_pdo_assign_clear(sc, s.index) };
-            if r != 0 {
-                return r;
-            }
-            for j in 0..s.n_pdos as usize {
-                // SAFETY: s.pdos has n_pdos records (caller's contract).
-                let p: PdoInfo = unsafe { *s.pdos.add(j) };
-                // SAFETY: forwarded contract.
-                let r = unsafe { ecrt_slave_config_pdo_assign_add(sc, s.index, p.index) };
-                if r != 0 {
-                    return r;
-                }
-                if p.n_entries == 0 || p.entries.is_null() {
-                    continue;
-                }
-                // SAFETY: forwarded contract.
-                let r = unsafe { ecrt_slave_config_pdo_mapping_clear(sc, p.index) };
-                if r != 0 {
-                    return r;
-                }
-                for k in 0..p.n_entries as usize {
-                    // SAFETY: p.entries has n_entries records (caller's contract).
-                    let e = unsafe { *p.entries.add(k) };
-                    // SAFETY: forwarded contract.
-                    let r = unsafe {
-                        ecrt_slave_config_pdo_mapping_add(
-                            sc,
-                            p.index,
-                            e.index,
-                            e.subindex,
-                            e.bit_length,
-                        )
-                    };
-                    if r != 0 {
-                        return r;
-                    }
-                }
-            }
-        }
-        0
-    })
-}
-
-/// Register an entry found by sync manager / PDO / entry positions, or by index.
-fn register(
-    f: &str,
-    sc: *mut SlaveConfig,
-    domain: *mut Domain,
-    bit_position: *mut u32,
-    find: impl FnOnce(&SlaveConfig) -> Result<(u8, Direction, u32, usize), String>,
-) -> i32 {
-    // SAFETY: the C caller passes NULL or live objects (API contract).
-    let Some((s, d)) = (unsafe { arg_mut(sc, f, "sc") })
-        .and_then(|x| unsafe { arg_mut(domain, f, "domain") }.map(|y| (x, y)))
-    else {
-        return errno::EINVAL;
-    };
-    if !idle_or(s, f) {
-        return errno::EPERM;
-    }
-    if d.master != s.master {
-        log!("{f}: the domain belongs to another master");
-        return errno::EINVAL;
-    }
-    let (sm, dir, bit, bytes) = match find(s) {
-        Ok(x) => x,
-        Err(e) => {
-            log!("{f}: {e}");
-            return errno::ENOENT;
-        }
-    };
-    let base = d.register(sc, s.attached, sm, dir, bytes);
-    let byte = base + (bit / 8) as usize;
-    let bitpos = bit % 8;
-    if bit_position.is_null() {
-        if bitpos != 0 {
-            log!("{f}: the entry is not byte-aligned (bit {bitpos} of byte {byte}); pass bit_position to get it");
-            return errno::EINVAL;
-        }
-    } else {
-        // SAFETY: non-NULL, writable per the API contract.
-        unsafe { *bit_position = bitpos };
-    }
-    byte as i32
-}
-
-/// Register PDO entry `index:subindex` in `domain`; returns its byte offset or < 0.
-///
-/// # Safety
-/// `sc`, `domain` NULL or live; `bit_position` NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn ecrt_slave_config_reg_pdo_entry(
-    sc: *mut SlaveConfig,
-    entry_index: u16,
-    entry_subindex: u8,
-    domain: *mut Domain,
-    bit_position: *mut u32,
-) -> i32 {
-    const F: &str = "ecrt_slave_config_reg_pdo_entry";
-    guard(F, errno::EINVAL, || {
-        register(F, sc, domain, bit_position, |s| {
-            s.find_entry(entry_index, entry_subindex).ok_or_else(|| {
-                format!(
-                    "PDO entry 0x{entry_index:04X}:{entry_subindex:02X} is not mapped in any PDO of {}{}",
-                    s.name(),
-                    if s.attached.is_none() { " (unattached: give its PDOs with ecrt_slave_config_pdos)" } else { "" }
-                )
-            })
-        })
-    })
-}
-
-/// Register the entry at (sync manager, PDO position, entry position) in `domain`.
-///
-/// # Safety
-/// `sc`, `domain` NULL or live; `bit_position` NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn ecrt_slave_config_reg_pdo_entry_pos(
-    sc: *mut SlaveConfig,
-    sync_index: u8,
-    pdo_pos: u32,
-    entry_pos: u32,
-    domain: *mut Domain,
-    bit_position: *mut u32,
-) -> i32 {
-    const F: &str = "ecrt_slave_config_reg_pdo_entry_pos";
-    guard(F, errno::EINVAL, || {
-        if sync_index as usize >= 16 {
-            log!("{F}: sync manager {sync_index} does not exist (0..15)");
-            return errno::EINVAL;
-        }
-        register(F, sc, domain, bit_position, |s| {
-            let sync = s.config.sync.iter().find(|x| x.index == sync_index);
-            let missing = || {
-                format!(
-                    "{} has no entry {entry_pos} in PDO {pdo_pos} of sync manager {sync_index}",
-                    s.name()
-                )
-            };
-            let sync = sync.ok_or_else(missing)?;
-            let pdo = sync.pdos.get(pdo_pos as usize).ok_or_else(missing)?;
-            if entry_pos as usize >= pdo.entries.len() {
-                return Err(missing());
-            }
-            let before: u32 = sync.pdos[..pdo_pos as usize]
-                .iter()
-                .map(PdoConfig::bits)
-                .sum::<u32>()
-                + pdo.entries[..entry_pos as usize]
-                    .iter()
-                    .map(|e| e.bits as u32)
-                    .sum::<u32>();
-            Ok((sync_index, sync.direction, before, sync.bytes() as usize))
-        })
-    })
-}
-
-fn add_sdo(f: &str, sc: *mut SlaveConfig, op: SdoOp) -> i32 {
-    let sc = sc_or!(sc, f, errno::EINVAL);
-    if !idle_or(sc, f) {
-        return errno::EPERM;
-    }
-    if sc.attached.is_some() && !sc.has_coe() {
-        log!("{f}: the slave of {} has no CoE mailbox", sc.name());
-        return errno::EPROTONOSUPPORT;
-    }
-    sc.startup.push(op);
-    0
-}
-
-/// Add a startup SDO (written in PREOP at every configuration).
-///
-/// # Safety
-/// `sc` NULL or live; `data` points to `size` bytes.
-#[no_mangle]
-pub unsafe extern "C" fn ecrt_slave_config_sdo(
-    sc: *mut SlaveConfig,
-    index: u16,
-    subindex: u8,
-    data: *const u8,
-    size: usize,
-) -> i32 {
-    const F: &str = "ecrt_slave_config_sdo";
-    guard(F, errno::EINVAL, || {
-        if data.is_null() && size > 0 {
-            log!("{F}: data is NULL");
-            return errno::EINVAL;
-        }
-        let bytes = if size == 0 {
-            Vec::new()
-        } else {
-            // SAFETY: data points to size readable bytes (API contract).
-            unsafe { std::slice::from_raw_parts(data, size) }.to_vec()
-        };
-        add_sdo(
-            F,
-            sc,
-            SdoOp::Download {
-                index,
-                subindex,
-                complete_access: false,
-                data: bytes,
-            },
-        )
-    })
-}
-
-/// Startup SDO of one byte.
-///
-/// # Safety
-/// `sc` NULL or live.
-#[no_mangle]
-pub unsafe extern "C" fn ecrt_slave_config_sdo8(
-    sc: *mut SlaveConfig,
-    sdo_index: u16,
-    sdo_subindex: u8,
-    value: u8,
-) -> i32 {
-    guard("ecrt_slave_config_sdo8", errno::EINVAL, || {
-        add_sdo(
-            "ecrt_slave_config_sdo8",
-            sc,
-            SdoOp::Download {
-                index: sdo_index,
-                subindex: sdo_subindex,
-                complete_access: false,
-                data: vec![value],
-            },
-        )
-    })
-}
-
-/// Startup SDO of two bytes (little-endian).
-///
-/// # Safety
-/// `sc` NULL or live.
-#[no_mangle]
-pub unsafe extern "C" fn ecrt_slave_config_sdo16(
-    sc: *mut SlaveConfig,
-    sdo_index: u16,
-    sdo_subindex: u8,
-    value: u16,
-) -> i32 {
-    guard("ecrt_slave_config_sdo16", errno::EINVAL, || {
-        add_sdo(
-            "ecrt_slave_config_sdo16",
-            sc,
-            SdoOp::Download {
-                index: sdo_index,
-                subindex: sdo_subindex,
-                complete_access: false,
-                data: value.to_le_bytes().to_vec(),
-            },
-        )
-    })
-}
-
-/// Startup SDO of four bytes (little-endian).
-///
-/// # Safety
-/// `sc` NULL or live.
-#[no_mangle]
-pub unsafe extern "C" fn ecrt_slave_config_sdo32(
-    sc: *mut SlaveConfig,
-    sdo_index: u16,
-    sdo_subindex: u8,
-    value: u32,
-) -> i32 {
-    guard("ecrt_slave_config_sdo32", errno::EINVAL, || {
-        add_sdo(
-            "ecrt_slave_config_sdo32",
-            sc,
-            SdoOp::Download {
-                index: sdo_index,
-                subindex: sdo_subindex,
-                complete_access: false,
-                data: value.to_le_bytes().to_vec(),
-            },
-        )
-    })
-}
-
-/// Startup SDO with complete access (the data starts with subindex 0).
-///
-/// # Safety
-/// `sc` NULL or live; `data` points to `size` bytes.
-#[no_mangle]
-pub unsafe extern "C" fn ecrt_slave_config_complete_sdo(
-    sc: *mut SlaveConfig,
-    index: u16,
-    data: *const u8,
-    size: usize,
-) -> i32 {
-    const F: &str = "ecrt_slave_config_complete_sdo";
-    guard(F, errno::EINVAL, || {
-        if data.is_null() {
-            log!("{F}: data is NULL");
-            return errno::EINVAL;
-        }
-        // SAFETY: data points to size readable bytes (API contract).
-        let bytes = unsafe { std::slice::from_raw_parts(data, size) }.to_vec();
-        add_sdo(
-            F,
-            sc,
-            SdoOp::Download {
-                index,
-                subindex: 0,
-                complete_access: true,
-                data: bytes,
-            },
-        )
-    })
-}
-
-/// Set the emergency ring size.
-///
-/// # Safety
-/// `sc` NULL or live.
-#[no_mangle]
-pub unsafe extern "C" fn ecrt_slave_config_emerg_size(
-    sc: *mut SlaveConfig,
-    elements: usize,
-) -> i32 {
-    const F: &str = "ecrt_slave_config_emerg_size";
-    guard(F, errno::EINVAL, || {
-        let sc = sc_or!(sc, F, errno::EINVAL);
-        sc.emergencies.capacity = elements;
-        sc.emergencies.records = VecDeque::with_capacity(elements);
-        0
-    })
-}
-
-/// Pop one emergency record (8 bytes) into `target`; -ENOENT if there is none.
-///
-/// # Safety
-/// `sc` NULL or live; `target` NULL or 8 writable bytes.
-#[no_mangle]
-pub unsafe extern "C" fn ecrt_slave_config_emerg_pop(sc: *mut SlaveConfig, target: *mut u8) -> i32 {
-    const F: &str = "ecrt_slave_config_emerg_pop";
-    guard(F, errno::EINVAL, || {
-        if !sc.is_null() {
-            drain_emergencies(sc);
-        }
-        let sc = sc_or!(sc, F, errno::EINVAL);
-        if target.is_null() {
-            log!("{F}: target is NULL");
-            return errno::EINVAL;
-        }
-        match sc.emergencies.records.pop_front() {
-            Some(r) => {
-                // SAFETY: target has 8 writable bytes (API contract).
-                unsafe { std::ptr::copy_nonoverlapping(r.as_ptr(), target, 8) };
-                0
-            }
-            None => errno::ENOENT,
-        }
-    })
-}
-
-/// Clear the emergency ring and its overrun counter.
-///
-/// # Safety
-/// `sc` NULL or live.
-#[no_mangle]
-pub unsafe extern "C" fn ecrt_slave_config_emerg_clear(sc: *mut SlaveConfig) -> i32 {
-    const F: &str = "ecrt_slave_config_emerg_clear";
-    guard(F, errno::EINVAL, || {
-        let sc = sc_or!(sc, F, errno::EINVAL);
-        sc.emergencies.records.clear();
-        sc.emergencies.overruns = 0;
-        0
-    })
-}
-
-/// Emergency messages lost because the ring was full.
-///
-/// # Safety
-/// `sc` NULL or live.
-#[no_mangle]
-pub unsafe extern "C" fn ecrt_slave_config_emerg_overruns(sc: *const SlaveConfig) -> i32 {
-    const F: &str = "ecrt_slave_config_emerg_overruns";
-    guard(F, errno::EINVAL, || {
-        if !sc.is_null() {
-            drain_emergencies(sc);
-        }
-        // SAFETY: NULL or live (API contract).
-        match unsafe { arg(sc, F, "sc") } {
-            Some(sc) => sc.emergencies.overruns,
-            None => errno::EINVAL,
-        }
     })
 }
 
