@@ -4,10 +4,11 @@
  * process. The reference clock's time advances with the cycle and the sync monitor stays
  * within 100 ns once the clocks are locked. On a loaded host a cycle can wake late; the
  * FRMW that carries the reference time is then late too, so the figures count cycles that
- * follow 50 on-time cycles (woken within 200 us of their schedule). From 1.2 s after every
+ * follow 50 on-time cycles (woken within 200 us of their schedule). From 2.2 s after every
  * slave is in OP on, the cyclic and DC calls must not allocate: the count covers the whole
- * process, and the in-process simulator (it runs inside send) keeps a log of the last 1024
- * SYNC0 pulses that grows during its first second; the master's own buffers are warm by then. */
+ * process, and the in-process simulator (it runs inside send) keeps logs of the last 1024
+ * SYNC0/SYNC1 pulses that grow during its first two seconds; the master's own buffers are
+ * warm long before. */
 #include "capi_test.h"
 #include "alloc_count.h"
 
@@ -57,14 +58,14 @@ int main(void)
     uint32_t mon = 0xffffffff;
     long allocs = 0;
     int all_op_at = -1;
-    for (int c = 0; c < 3000; c++) {
+    for (int c = 0; c < 4000; c++) {
         if (all_op_at < 0) {
             ec_master_state_t ms;
             ecrt_master_state(m, &ms);
             if (ms.al_states == EC_AL_STATE_OP)
                 all_op_at = c;
         }
-        if (all_op_at >= 0 && c == all_op_at + 1200)
+        if (all_op_at >= 0 && c == all_op_at + 2200)
             alloc_count_start();
         wake.tv_nsec += PERIOD_NS;
         while (wake.tv_nsec >= 1000000000) {
