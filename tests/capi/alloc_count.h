@@ -57,6 +57,8 @@ static inline void alloc_count_start(void)
     alloc_counted = 0;
     alloc_counting = 1;
 }
+static inline void alloc_count_pause(void) { alloc_counting = 0; }
+static inline void alloc_count_resume(void) { alloc_counting = 1; }
 static inline long alloc_count_stop(void)
 {
     alloc_counting = 0;
