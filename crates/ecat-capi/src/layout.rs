@@ -10,7 +10,9 @@
 //! - Startup SDOs are the configuration's own, followed by the PDO assignment and mapping
 //!   writes when the application changed them from what the SubDevice had.
 //! - Distributed clocks are set up when any configuration activates SYNC0
-//!   (`ecrt_slave_config_dc`), with the reference clock as the time master (see [`crate::dc`]).
+//!   (`ecrt_slave_config_dc`), with the reference clock as the time master (see [`crate::dc`]);
+//!   SYNC0 runs on exactly the SubDevices whose configuration asked for it (IgH), with the
+//!   cycle and shift of the first such configuration.
 //! - Each C domain's regions are matched to ecat's regions to build the copy lists.
 
 use crate::domain::{Copy, Domain};
@@ -33,6 +35,7 @@ pub fn activate(m: &Master, inner: &mut Inner) -> Result<(), String> {
     let mut limited = vec![true; n];
     let mut hidden_used = false;
     let mut sync0: Option<(u64, u64)> = None;
+    let mut assign = vec![0u16; n];
     // SAFETY: configs and domains are owned by the master and alive; one thread (IgH's rule).
     let scs: Vec<&SlaveConfig> = inner.configs.iter().map(|&p| unsafe { &*p }).collect();
     // SAFETY: as above.
@@ -59,6 +62,7 @@ pub fn activate(m: &Master, inner: &mut Inner) -> Result<(), String> {
         configs[p] = c;
         limited[p] = false;
         if let Some(dc) = sc.dc {
+            assign[p] = dc.assign_activate;
             if dc.assign_activate & 0x0300 != 0 && sync0.is_none() {
                 sync0 = Some((dc.sync0_cycle.max(1) as u64, dc.sync0_shift.max(0) as u64));
             }
@@ -95,6 +99,7 @@ pub fn activate(m: &Master, inner: &mut Inner) -> Result<(), String> {
         domains: n_domains + usize::from(hidden_used),
         target: AlState::Op,
         dc,
+        sync0_assign: Some(assign),
         ..Default::default()
     };
     let mut rt = match md.activate(act) {

@@ -92,6 +92,9 @@ pub struct Activation {
     pub timing: SupervisorTiming,
     /// Distributed clocks (after [`crate::MainDevice::configure_dc`]).
     pub dc: Option<DcRuntime>,
+    /// AssignActivate word per SubDevice (by position) for SYNC0, replacing the SII's
+    /// (the C API takes it from `ecrt_slave_config_dc`; 0 = no SYNC0). `None`: from the SII.
+    pub sync0_assign: Option<Vec<u16>>,
 }
 
 impl Default for Activation {
@@ -105,6 +108,7 @@ impl Default for Activation {
             logical_base: 0,
             timing: SupervisorTiming::default(),
             dc: None,
+            sync0_assign: None,
         }
     }
 }
@@ -190,7 +194,11 @@ impl Runtime {
         );
         let mut mailbox_counters = act.mailbox_counters;
         mailbox_counters.resize(subs.len(), 0);
-        let assign: Vec<u16> = subs.iter().map(|s| s.dc_assign_activate).collect();
+        let mut assign: Vec<u16> = subs.iter().map(|s| s.dc_assign_activate).collect();
+        if let Some(a) = act.sync0_assign {
+            assign = a;
+            assign.resize(subs.len(), 0);
+        }
         let mut supervisor = Supervisor::new(
             subs,
             configs,
