@@ -64,6 +64,23 @@ int main(void)
     MARK("1 null");
     ecrt_release_master(NULL);
 
+    /* Open but not reserved: no configuration (IgH: -EPERM / NULL). */
+    ec_master_t *o = ecrt_open_master(0);
+    CHECK(o != NULL);
+    if (o) {
+        MARK("1 domain on an unreserved master");
+        CHECK(ecrt_master_create_domain(o) == NULL);
+        MARK("1 config on an unreserved master");
+        CHECK(ecrt_master_slave_config(o, 0, 4, EL3102) == NULL);
+        MARK("1 activate an unreserved master");
+        CHECK_EQ(ecrt_master_activate(o), -EPERM);
+        MARK("0 info on an unreserved master");
+        ec_master_info_t mi;
+        CHECK_EQ(ecrt_master(o, &mi), 0);
+        CHECK_EQ(mi.slave_count, 5);
+        ecrt_release_master(o);
+    }
+
     ec_master_t *m = ecrt_request_master(0);
     CHECK(m != NULL);
     if (!m)

@@ -75,6 +75,17 @@ pub struct Master {
 }
 
 impl Master {
+    /// True if reserved; else logs that `f` needs `ecrt_master_reserve` (IgH refuses
+    /// configuration and cyclic calls on a master that is only open).
+    pub fn reserved_or(&self, f: &str) -> bool {
+        // SAFETY: IgH's threading rule.
+        if unsafe { self.inner() }.reserved {
+            return true;
+        }
+        log!("{f}: master {} is open but not reserved; call ecrt_master_reserve (or use ecrt_request_master)", self.index);
+        false
+    }
+
     /// The inner state.
     ///
     /// # Safety
@@ -261,6 +272,9 @@ pub unsafe extern "C" fn ecrt_master_create_domain(master: *mut Master) -> *mut 
         let Some(m) = (unsafe { arg(master, "ecrt_master_create_domain", "master") }) else {
             return std::ptr::null_mut();
         };
+        if !m.reserved_or("ecrt_master_create_domain") {
+            return std::ptr::null_mut();
+        }
         if m.is_active() {
             log!("ecrt_master_create_domain: master {} is already activated; create domains before ecrt_master_activate", m.index);
             return std::ptr::null_mut();
@@ -304,6 +318,9 @@ pub unsafe extern "C" fn ecrt_master_slave_config(
         let Some(m) = (unsafe { arg(master, F, "master") }) else {
             return std::ptr::null_mut();
         };
+        if !m.reserved_or(F) {
+            return std::ptr::null_mut();
+        }
         if m.is_active() {
             log!(
                 "{F}: master {} is already activated; configure slaves before ecrt_master_activate",
@@ -513,6 +530,9 @@ pub unsafe extern "C" fn ecrt_master_activate(master: *mut Master) -> i32 {
         let Some(m) = (unsafe { arg(master, F, "master") }) else {
             return errno::EINVAL;
         };
+        if !m.reserved_or(F) {
+            return errno::EPERM;
+        }
         if m.is_active() {
             log!("{F}: master {} is already active", m.index);
             return errno::EBUSY;
