@@ -161,6 +161,14 @@ int main(void)
     pthread_join(t, NULL);
     CHECK_EQ(result, 0);
 
+    /* A blocking SDO from the cycling thread itself, between two cycles. */
+    uint64_t t_start = now_ns();
+    CHECK_EQ(ecrt_master_sdo_upload(m, 4, 0x1018, 1, buf, sizeof buf, &n, &abort_code), 0);
+    CHECK_EQ(EC_READ_U32(buf), 0xeca);
+    printf("blocking SDO from the cycling thread: %.1f ms\n", (now_ns() - t_start) / 1e6);
+    cycle(s.d);
+    cycle(s.d);
+
     ec_domain_state_t ds;
     ecrt_domain_state(s.d, &ds);
     CHECK_EQ(ds.wc_state, EC_WC_COMPLETE);

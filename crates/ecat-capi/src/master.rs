@@ -23,7 +23,7 @@ use ecat::runtime::Runtime;
 use ecat::{MainDevice, SubDevice};
 use ecat_wire::al::AlState;
 use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -72,6 +72,8 @@ pub struct Master {
     pub sdo_client: Mutex<Option<SdoClient>>,
     /// SubDevices of the last scan, readable from any thread.
     pub slave_count: AtomicUsize,
+    /// `pthread_self()` of the thread that called `ecrt_master_send` last (0 = none yet).
+    pub cyclic_thread: AtomicU64,
 }
 
 impl Master {
@@ -115,6 +117,12 @@ impl Master {
         // SAFETY: a read of the phase tag by the owning thread.
         matches!(unsafe { &self.inner().phase }, Phase::Active(_))
     }
+}
+
+/// The calling thread's `pthread_self()`.
+pub fn current_thread() -> u64 {
+    // SAFETY: pthread_self has no preconditions.
+    unsafe { libc::pthread_self() as u64 }
 }
 
 /// Scan `md` and bring the bus to PREOP; returns the SubDevices and their configurations.
@@ -179,6 +187,7 @@ fn open(index: u32, reserve: bool) -> *mut Master {
         }),
         sdo_client: Mutex::new(None),
         slave_count,
+        cyclic_thread: AtomicU64::new(0),
     };
     Box::into_raw(Box::new(m))
 }
@@ -629,6 +638,7 @@ pub unsafe extern "C" fn ecrt_master_send(master: *mut Master) -> i32 {
             return errno::EPERM;
         };
         crate::requests::submit_reg_requests(rt, &inner.reg_requests);
+        m.cyclic_thread.store(current_thread(), Ordering::Relaxed);
         match rt.send() {
             Ok(()) => 0,
             Err(_) => errno::EIO,

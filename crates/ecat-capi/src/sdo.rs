@@ -2,18 +2,44 @@
 //!
 //! Before activation the call drives the [`ecat::MainDevice`] itself (the bus is idle in
 //! PREOP); after activation it submits to the runtime's SDO service and waits while the
-//! application's thread keeps cycling (call it from another thread, as with IgH).
+//! application's thread keeps cycling. Called from the cycling thread itself (between two
+//! cycles), it carries the transfer with receive/send of its own, outputs unchanged.
 
 use crate::ffi::{arg, errno, guard};
 use crate::log;
 use crate::master::{Master, Phase};
 use crate::requests::abort_code;
 use ecat::mailbox::sdo::SdoOp;
+use ecat::mailbox::service::Pending;
 use std::sync::atomic::Ordering;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How long a blocking transfer may take after activation.
 const TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Wait for a submitted transfer. Called from the thread that cycles (it sent last), nobody
+/// else would carry the transfer: drive the runtime here, one receive + send per millisecond,
+/// with the outputs as they are.
+fn wait(m: &Master, p: &Pending) -> Option<ecat::Result<Vec<u8>>> {
+    if m.cyclic_thread.load(Ordering::Relaxed) != crate::master::current_thread() {
+        return p.wait(TIMEOUT);
+    }
+    let deadline = Instant::now() + TIMEOUT;
+    loop {
+        if let Some(r) = p.poll() {
+            return Some(r);
+        }
+        if Instant::now() > deadline {
+            return None;
+        }
+        // SAFETY: this thread is the cyclic one (it called ecrt_master_send last) and is in
+        // this call, so nothing else uses the runtime now.
+        let rt = unsafe { m.runtime() }?;
+        let _ = rt.receive();
+        let _ = rt.send();
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
 
 /// Run `op` on the SubDevice at `position`; Ok(data) or Err(errno), with `abort` set.
 fn transfer(
@@ -34,7 +60,7 @@ fn transfer(
     let client = m.sdo_client.lock().ok().and_then(|c| c.clone());
     let result = match client {
         Some(client) => match client.submit(position as usize, op) {
-            Ok(p) => match p.wait(TIMEOUT) {
+            Ok(p) => match wait(m, &p) {
                 Some(r) => r,
                 None => {
                     log!(
