@@ -578,6 +578,7 @@ pub unsafe extern "C" fn ecrt_master_deactivate(master: *mut Master) -> i32 {
         if let Ok(mut c) = m.sdo_client.lock() {
             *c = None;
         }
+        m.cyclic_thread.store(0, Ordering::Relaxed);
         // SAFETY: IgH's threading rule.
         let inner = unsafe { m.inner() };
         clear_config(inner);

@@ -64,8 +64,13 @@ fn transfer(
                 Some(r) => r,
                 None => {
                     log!(
-                        "{f}: SDO {what} on slave {position}: no answer within {} s (is the application cycling?)",
-                        TIMEOUT.as_secs()
+                        "{f}: SDO {what} on slave {position}: no answer within {} s{}",
+                        TIMEOUT.as_secs(),
+                        if m.cyclic_thread.load(Ordering::Relaxed) == 0 {
+                            "; nothing has cycled since activation: call it between cycles of the cycling thread, or from another thread while it cycles"
+                        } else {
+                            " (is the application still cycling?)"
+                        }
                     );
                     return Err(errno::EIO);
                 }
