@@ -126,3 +126,38 @@ fn header_declares_every_function() {
         assert!(h.contains(&format!("{n}(")), "ecrt.h does not declare {n}");
     }
 }
+
+#[test]
+fn header_compiles_as_c99_and_cxx() {
+    if common::missing(&["cc", "c++"]) {
+        return;
+    }
+    let dir = common::scratch("header");
+    let inc = format!("-I{}", common::crate_dir().join("include").display());
+    let c = dir.join("t.c");
+    std::fs::write(&c, "#include <ecrt.h>\nint main(void) { uint8_t b[8] = {0}; EC_WRITE_S32(b, -5); return EC_READ_S32(b) == -5 ? 0 : 1; }\n").unwrap();
+    let cxx = dir.join("t.cpp");
+    std::fs::write(&cxx, "#include <ecrt.h>\nint main() { uint8_t b[8] = {0}; EC_WRITE_U64(b, 7); ec_domain_state_t s; (void)s; return EC_READ_U64(b) == 7 ? 0 : 1; }\n").unwrap();
+    for (compiler, std, src) in [("cc", "-std=c99", &c), ("c++", "-std=c++11", &cxx)] {
+        let o = Command::new(compiler)
+            .args([
+                std,
+                "-Wall",
+                "-Wextra",
+                "-pedantic",
+                "-Werror",
+                "-c",
+                "-o",
+                "/dev/null",
+                &inc,
+            ])
+            .arg(src)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{compiler} {std}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+}
