@@ -122,6 +122,8 @@ fn main() {
     // index-0 record and its pointers point into `off`/`bit`, alive for the whole run.
     let (d, pd) = unsafe {
         let d = ecrt_master_create_domain(m);
+        // The coupler too, so both networks run the same states (all in OP).
+        assert!(!ethercat::master::ecrt_master_slave_config(m, 0, 0, 2, 0x044c2c52).is_null());
         assert_eq!(ecrt_domain_reg_pdo_entry_list(d, regs.as_ptr()), 0);
         assert_eq!(ecrt_master_activate(m), 0);
         (d, ecrt_domain_data(d))
