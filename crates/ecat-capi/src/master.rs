@@ -238,7 +238,11 @@ pub unsafe extern "C" fn ecrt_release_master(master: *mut Master) {
         // SAFETY: we own it now.
         let inner = unsafe { m.inner() };
         if let Phase::Active(rt) = &mut inner.phase {
-            rt.request_state(AlState::PreOp);
+            // As IgH's master does when the application lets go: slaves back to PREOP (their
+            // outputs stop being applied), cycling here for up to 500 ms.
+            if let Err(e) = rt.run_until_state(AlState::PreOp, 1_000_000, 500) {
+                log!("ecrt_release_master: {e}");
+            }
         }
         clear_config(inner);
         drop(m);
