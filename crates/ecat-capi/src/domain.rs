@@ -313,3 +313,29 @@ pub unsafe extern "C" fn ecrt_domain_state(domain: *const Domain, state: *mut Do
         0
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regions_in_registration_order_and_reused() {
+        let mut d = Domain::new(std::ptr::null_mut(), 0);
+        // Two distinct addresses standing for two configurations (never dereferenced).
+        let pair = [0u64; 2];
+        let (a, b) = (
+            &pair[0] as *const u64 as *const SlaveConfig,
+            &pair[1] as *const u64 as *const SlaveConfig,
+        );
+        assert_eq!(d.register(a, Some(3), 2, Direction::Output, 4), 0);
+        assert_eq!(d.register(b, Some(4), 3, Direction::Input, 6), 4);
+        assert_eq!(
+            d.register(a, Some(3), 2, Direction::Output, 4),
+            0,
+            "same SM: same region"
+        );
+        assert_eq!(d.register(a, Some(3), 3, Direction::Input, 2), 10);
+        assert_eq!(d.size, 12);
+        assert_eq!(d.regions.len(), 3);
+    }
+}

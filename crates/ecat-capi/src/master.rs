@@ -702,3 +702,32 @@ pub unsafe extern "C" fn ecrt_master_reset(master: *mut Master) -> i32 {
         0
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn subs(aliases: &[u16]) -> Vec<SubDevice> {
+        aliases
+            .iter()
+            .enumerate()
+            .map(|(i, &alias)| SubDevice {
+                position: i as u16,
+                alias,
+                ..Default::default()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn alias_and_position_addressing() {
+        let s = subs(&[0, 7, 0, 9, 0]);
+        assert_eq!(resolve(&s, 0, 3), Some(3), "alias 0: ring position");
+        assert_eq!(resolve(&s, 7, 0), Some(1), "the aliased slave itself");
+        assert_eq!(resolve(&s, 7, 2), Some(3), "two after it");
+        assert_eq!(resolve(&s, 9, 1), Some(4));
+        assert_eq!(resolve(&s, 9, 2), None, "beyond the end");
+        assert_eq!(resolve(&s, 5, 0), None, "unknown alias");
+        assert_eq!(resolve(&s, 0, 5), None);
+    }
+}
