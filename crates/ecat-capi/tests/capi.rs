@@ -156,3 +156,8 @@ fn alias_addressing_and_a_slave_that_leaves_and_returns() {
     let net = common::workspace().join("tests/capi/hotplug.toml");
     c_test("hotplug", Some(&format!("sim:{}", net.display())));
 }
+
+#[test]
+fn several_domains_at_their_own_rates() {
+    c_test("domains", Some("sim:io"));
+}
