@@ -161,3 +161,32 @@ fn alias_addressing_and_a_slave_that_leaves_and_returns() {
 fn several_domains_at_their_own_rates() {
     c_test("domains", Some("sim:io"));
 }
+
+#[test]
+fn no_raw_socket_permission_is_one_sentence() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 || common::missing(&["cc", "setpriv"]) {
+        println!("skipped: needs root (to drop to an unprivileged user) and setpriv");
+        return;
+    }
+    let src = common::workspace().join("tests/capi/permission.c");
+    let exe = common::scratch("capi").join("permission");
+    common::compile(&[src], &exe, &[]);
+    let o = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(&exe)
+        .env("ECAT_MASTER0", "lo")
+        .env_remove("ECAT_INTERFACE")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    println!("{}{err}", String::from_utf8_lossy(&o.stdout));
+    assert!(o.status.success(), "{err}");
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("ecat: ")).collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(
+        lines[0].contains("no permission to open a raw socket on 'lo'"),
+        "{err}"
+    );
+    assert!(lines[0].contains("setcap cap_net_raw+ep"), "{err}");
+}
