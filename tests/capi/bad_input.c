@@ -87,6 +87,8 @@ int main(void)
         return finish("bad_input");
     MARK("1 reserve twice");
     CHECK_EQ(ecrt_master_reserve(m), -EBUSY);
+    MARK("1 request twice");
+    CHECK(ecrt_request_master(0) == NULL);
     ec_domain_t *d = ecrt_master_create_domain(m);
     ec_slave_config_t *sc = ecrt_master_slave_config(m, 0, 4, EL3102);
     CHECK(d && sc);

@@ -153,7 +153,28 @@ pub fn scan_idle(md: &mut MainDevice, spec: &str) -> (Vec<SubDevice>, Vec<SubDev
     (md.subdevices().to_vec(), defaults)
 }
 
+/// Master indices open in this process (each owns its link).
+static OPEN: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
 fn open(index: u32, reserve: bool) -> *mut Master {
+    {
+        let mut open = OPEN.lock().unwrap_or_else(|e| e.into_inner());
+        if open.contains(&index) {
+            log!("master {index} is already open in this process; release it first (one master, one link)");
+            return std::ptr::null_mut();
+        }
+        open.push(index);
+    }
+    let m = open_link(index, reserve);
+    if m.is_null() {
+        OPEN.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|&i| i != index);
+    }
+    m
+}
+
+fn open_link(index: u32, reserve: bool) -> *mut Master {
     let spec = match crate::link_config::link_for(index) {
         Ok(s) => s,
         Err(e) => {
@@ -245,7 +266,11 @@ pub unsafe extern "C" fn ecrt_release_master(master: *mut Master) {
             }
         }
         clear_config(inner);
+        let index = m.index;
         drop(m);
+        OPEN.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|&i| i != index);
     })
 }
 
