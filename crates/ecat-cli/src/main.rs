@@ -7,6 +7,7 @@
 
 mod cmd;
 mod datatype;
+mod esi_fill;
 mod output;
 mod pdofile;
 mod plot;
@@ -28,8 +29,9 @@ const DEFAULT_INTERFACE: &str = "sim:io";
     long_about = "EtherCAT MainDevice (master) in Linux user space.\n\n\
         Interfaces (-i, or the ECAT_INTERFACE environment variable): a network interface \
         such as eth0 (raw socket, needs root or cap_net_raw), raw:eth0, or a simulated \
-        network: sim:io (built-in preset) or sim:path/to/network.toml. Without one, the \
-        built-in simulated network sim:io is used."
+        network: sim:io (built-in preset) or sim:path/to/network.toml. Without one, \
+        commands use the built-in simulated network sim:io, and `ecat run` (the main job) \
+        runs sim:servo6, seed 000's six CiA 402 drives."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -47,6 +49,10 @@ pub struct BusArgs {
         value_name = "LINK"
     )]
     pub interface: Option<String>,
+    /// ESI directory to name SubDevices, PDOs and objects from where the SubDevice itself
+    /// does not (repeatable; added to ECAT_ESI_PATH)
+    #[arg(long = "esi-dir", value_name = "DIR")]
+    pub esi_dir: Vec<std::path::PathBuf>,
 }
 
 impl BusArgs {
@@ -68,7 +74,7 @@ impl BusArgs {
 enum Command {
     /// List the SubDevices on the bus (IgH: `ethercat slaves`).
     Slaves(cmd::slaves::Args),
-    /// Read the SII EEPROM (IgH: `ethercat sii_read`).
+    /// Read, build or write SII EEPROM images (IgH: `ethercat sii_read` / `sii_write`).
     Sii {
         #[command(subcommand)]
         command: cmd::sii::Command,
@@ -78,6 +84,8 @@ enum Command {
         #[command(subcommand)]
         command: cmd::reg::Command,
     },
+    /// Write the configured station alias into the SII (IgH: `ethercat alias`).
+    Alias(cmd::alias::Args),
     /// Request an EtherCAT state (IgH: `ethercat states`).
     States(cmd::states::Args),
     /// Read an SDO (IgH: `ethercat upload`).
@@ -105,6 +113,8 @@ enum Command {
     Run(cmd::run::Args),
     /// Measure on the wire from a capture file (pcap/pcapng): cycles, intervals, loss, WKC.
     Analyze(cmd::analyze::Args),
+    /// Replay a real capture against a simulated network and compare every answer.
+    Replay(cmd::replay::Args),
     /// Measure ecat against the veth floor, a bare timer and ethercrab, in one table (root).
     Bench(cmd::bench::Args),
     /// Check this host for real-time EtherCAT: kernel, CPU power management, IRQs, limits.
@@ -123,6 +133,7 @@ fn main() -> ExitCode {
         Command::Slaves(a) => cmd::slaves::run(a),
         Command::Sii { command } => cmd::sii::run(command),
         Command::Reg { command } => cmd::reg::run(command),
+        Command::Alias(a) => cmd::alias::run(a),
         Command::States(a) => cmd::states::run(a),
         Command::Sim(a) => cmd::sim::run(a),
         Command::Domains(a) => cmd::domains::domains(a),
@@ -137,6 +148,7 @@ fn main() -> ExitCode {
         Command::Run(a) => cmd::run::run(a),
         Command::Analyze(a) => cmd::analyze::run(a),
         Command::Doctor(a) => cmd::doctor::run(a),
+        Command::Replay(a) => cmd::replay::run(a),
         Command::Bench(a) => cmd::bench::run(a),
     };
     match result {

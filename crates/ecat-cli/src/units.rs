@@ -5,6 +5,9 @@
 /// (e.g. 1_000 for microseconds).
 pub fn parse_ns(s: &str, bare: u64) -> Result<u64, String> {
     let t = s.trim();
+    if t.starts_with('-') {
+        return Err(format!("'{s}' is negative: a duration is 0 or more"));
+    }
     let split = t
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(t.len());
@@ -45,6 +48,10 @@ mod tests {
         assert_eq!(parse_ns("10", 1_000_000_000).unwrap(), 10_000_000_000);
         assert_eq!(parse_ns("1.5s", 1).unwrap(), 1_500_000_000);
         assert!(parse_ns("fast", 1).is_err());
+        assert!(parse_ns("-5s", 1).unwrap_err().contains("negative"));
+        assert!(parse_ns("99999999999999h", 1)
+            .unwrap_err()
+            .contains("out of range"));
         assert!(parse_ns("3 parsecs", 1)
             .unwrap_err()
             .contains("not a time unit"));

@@ -29,6 +29,11 @@
 //! steered by a control loop, and generate SYNC0/SYNC1 pulses whose true times tests can
 //! read ([`Network::frame_passages`], [`Network::sync0_pulses`], [`Esc::system_time`]).
 //!
+//! Each ESC has the resources of its chip ([`esc::chips`]: ET1100, ET1200, IP core, LAN9252,
+//! TI PRU-ICSS, the 2007 FPGA ESCs, and the chips of the real devices in our captures), and
+//! [`replay`] replays a real capture against a network and compares every answer with the
+//! real devices' (`ecat replay`).
+//!
 //! Nothing from the wire can panic: malformed frames are dropped and counted.
 
 #![forbid(unsafe_code)]
@@ -42,6 +47,7 @@ pub mod esc;
 pub mod faults;
 mod netfile;
 mod network;
+pub mod replay;
 pub mod sii_info;
 
 pub use error::SimError;

@@ -6,10 +6,25 @@
 //!
 //! [[subdevice]]
 //! sii = "dumps/el2004.bin"   # relative to this file
-//! chip = "ET1200"            # sii entries: "ET1100" (default) or "ET1200" (a small ESC
-//!                            # whose DC system time exists only with SYNC/latch units on)
+//! chip = "ET1200"            # sii entries: the ESC (see esc::chips): ET1100, ET1200
+//!                            # (DC system time only with SYNC/latch units on), ET1200-DC,
+//!                            # ET1810/ET1815 (IP core), LAN9252, AX58100, AM335X-PRU.
+//!                            # Default: the chip of the real device if known (EK1100,
+//!                            # EL2828, EL2889), else ET1100.
 //! alias = 7                  # stored in the SII, loaded into 0x0012 at power-up
 //! name = "left door outputs"
+//! ```
+//!
+//! Firmware timing: how long a SubDevice with firmware waits in SAFEOP for its first outputs
+//! after an OP request before refusing with 0x001B (see `esc::al`), for the whole file and
+//! per entry (the entry wins; default [`crate::esc::DEFAULT_SAFEOP_OP_TIMEOUT_MS`]):
+//!
+//! ```toml
+//! safeop_op_timeout_ms = 3000
+//!
+//! [[subdevice]]
+//! model = "EL4132"
+//! safeop_op_timeout_ms = 500
 //! ```
 //!
 //! Optional faults and scripted events:
@@ -98,6 +113,7 @@ struct FileRepr {
     #[serde(default)]
     event: Vec<Spanned<EventRepr>>,
     dc_seed: Option<u64>,
+    safeop_op_timeout_ms: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -144,6 +160,7 @@ struct EntryRepr {
     start_offset_ns: Option<Spanned<u64>>,
     dc_bits: Option<Spanned<u64>>,
     chip: Option<Spanned<String>>,
+    safeop_op_timeout_ms: Option<Spanned<u64>>,
 }
 
 /// 1-based line of byte `offset` in `text`.
@@ -223,21 +240,28 @@ pub(crate) fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<NetFile
                     path: path.clone(),
                     reason: err.to_string(),
                 })?;
-                crate::sii_info::SiiInfo::parse(&image)
+                let parsed = crate::sii_info::SiiInfo::parse(&image)
                     .map_err(|err| SimError::bad_sii(&loc, path.clone(), err))?;
                 if let Some(a) = alias {
                     devices::set_alias(&mut image, a);
                 }
-                let chip = match e.chip.as_ref().map(|c| c.get_ref().to_ascii_uppercase()) {
-                    None => crate::esc::EscChip::et1100(0),
-                    Some(c) if c == "ET1100" => crate::esc::EscChip::et1100(0),
-                    Some(c) if c == "ET1200" => crate::esc::EscChip::et1200(),
-                    Some(c) => {
-                        return Err(SimError::Invalid {
-                            location: at(e.chip.as_ref().map_or(0, |c| c.span().start)),
-                            message: format!("unknown chip \"{c}\"; use \"ET1100\" or \"ET1200\""),
-                        })
-                    }
+                let known = crate::esc::chips::for_device(
+                    parsed.fixed.vendor_id,
+                    parsed.fixed.product_code,
+                    parsed.fixed.revision,
+                );
+                let chip = match &e.chip {
+                    None => known.unwrap_or(crate::esc::EscChip::et1100(0)),
+                    Some(c) => crate::esc::chips::by_name(c.get_ref()).ok_or_else(|| {
+                        SimError::Invalid {
+                            location: at(c.span().start),
+                            message: format!(
+                                "unknown chip \"{}\"; use one of {}",
+                                c.get_ref(),
+                                crate::esc::chips::CHIP_NAMES.join(", ")
+                            ),
+                        }
+                    })?,
                 };
                 let esc = devices::esc_from_sii_on(image, chip)
                     .map_err(|err| SimError::bad_sii(&loc, path.clone(), err))?;
@@ -269,6 +293,7 @@ pub(crate) fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<NetFile
         };
         let mut node = node;
         wire(&mut node, &nodes, e, &at)?;
+        esm_timeout(&mut node, e, file.safeop_op_timeout_ms, &at)?;
         nodes.push(node);
     }
     let escs = nodes.iter().filter(|n| n.esc.is_some()).count();
@@ -437,6 +462,32 @@ fn wire(
     };
     node.parent = Some((parent, port));
     Ok(())
+}
+
+/// Apply the entry's (else the file's) SAFEOP→OP timeout to `node`.
+fn esm_timeout(
+    node: &mut Node,
+    e: &EntryRepr,
+    file_ms: Option<u64>,
+    at: &dyn Fn(usize) -> String,
+) -> Result<(), SimError> {
+    let own = e.safeop_op_timeout_ms.as_ref();
+    match node.esc.as_mut() {
+        Some(esc) => {
+            if let Some(ms) = own.map(|v| *v.get_ref()).or(file_ms) {
+                esc.set_safeop_op_timeout_ms(ms);
+            }
+            Ok(())
+        }
+        None => match own {
+            Some(v) => Err(invalid(
+                at(v.span().start),
+                "a passive terminal has no firmware and no `safeop_op_timeout_ms`; remove it"
+                    .into(),
+            )),
+            None => Ok(()),
+        },
+    }
 }
 
 fn invalid(location: String, message: String) -> SimError {

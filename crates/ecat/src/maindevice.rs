@@ -126,6 +126,17 @@ impl MainDevice {
             act.configs = Some(self.discover_configs()?);
         }
         act.mailbox_counters = self.mailbox_counters.clone();
+        if let Some(dc) = act
+            .dc
+            .as_ref()
+            .filter(|d| d.cycle_ns < crate::cycle::MIN_PERIOD_NS)
+        {
+            return Err(Error::Invalid(format!(
+                "a DC SYNC0 cycle of {} ns is too short: give the cycle time (at least {} us)",
+                dc.cycle_ns,
+                crate::cycle::MIN_PERIOD_NS / 1_000
+            )));
+        }
         if let Some(dc) = act.dc.as_mut() {
             // Align the master's DC time with the reference clock now: the reference drifted
             // since the latch (static compensation takes a while), and in

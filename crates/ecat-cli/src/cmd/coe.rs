@@ -148,16 +148,81 @@ fn access_text(a: ObjectAccess) -> String {
     s
 }
 
+/// IgH's access column from an ESI access description.
+fn esi_access_text(a: &ecat_config::esi::Access) -> String {
+    let mut s = String::new();
+    for st in [1u8, 2, 4] {
+        s.push(if a.read.0 & st != 0 { 'r' } else { '-' });
+        s.push(if a.write.0 & st != 0 { 'w' } else { '-' });
+    }
+    s
+}
+
+/// `ecat sdos` output for an ESI dictionary (objects, then their entries).
+fn esi_sdos(dict: &ecat_config::esi::Dictionary, quiet: bool) -> String {
+    use std::fmt::Write;
+    let mut o = String::new();
+    for obj in &dict.objects {
+        let _ = writeln!(o, "SDO 0x{:04x}, \"{}\"", obj.index, obj.name);
+        if quiet {
+            continue;
+        }
+        if obj.sub_items.is_empty() {
+            let _ = writeln!(
+                o,
+                "  0x{:04x}:00, {}, {}, {} bit, \"{}\"",
+                obj.index,
+                esi_access_text(&obj.flags.access),
+                obj.type_name,
+                obj.bit_size,
+                obj.name
+            );
+        }
+        for sub in &obj.sub_items {
+            let _ = writeln!(
+                o,
+                "  0x{:04x}:{:02x}, {}, {}, {} bit, \"{}\"",
+                obj.index,
+                sub.subindex,
+                esi_access_text(&sub.flags.access),
+                sub.type_name,
+                sub.bit_size,
+                sub.name
+            );
+        }
+    }
+    o
+}
+
 /// Run `ecat sdos`.
 pub fn sdos(a: SdosArgs) -> CmdResult {
     let mut md = open_and_scan(&a.bus)?;
     let pos = a.select.resolve_one(md.subdevices())?;
-    let list = md.sdo(
+    let list = match md.sdo(
         pos,
         SdoOp::OdList {
             list_type: OdListType(1),
         },
-    )?;
+    ) {
+        Ok(list) => list,
+        Err(e) => {
+            // No SDO Information: the ESI's dictionary, if the library describes the device.
+            let lib = crate::esi_fill::library(&a.bus.esi_dir);
+            let s = &md.subdevices()[pos];
+            let Some(d) = lib.as_ref().and_then(|l| crate::esi_fill::lookup(l, s)) else {
+                return Err(e.into());
+            };
+            let Some(dict) = d.dictionary.as_ref() else {
+                return Err(e.into());
+            };
+            eprintln!(
+                "note: {e}; listing the object dictionary of its ESI ({}) instead",
+                d.file.file_name()
+            );
+            print!("{}", esi_sdos(dict, a.quiet));
+            return Ok(());
+        }
+    };
     let indices: Vec<u16> = list
         .chunks_exact(2)
         .map(|c| u16::from_le_bytes([c[0], c[1]]))
@@ -203,6 +268,25 @@ pub fn sdos(a: SdosArgs) -> CmdResult {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn esi_dictionary_lists_like_sdo_information() {
+        let esi = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../testdata/esi/Beckhoff_EL4xxx.xml"
+        ))
+        .unwrap();
+        let f = ecat_config::EsiFile::parse_str(&esi, "EL4xxx.xml").unwrap();
+        let d = f.device("EL4132", None).unwrap();
+        let text = esi_sdos(d.dictionary.as_ref().unwrap(), false);
+        assert!(text.contains("SDO 0x1018, \"Identity\""), "{text}");
+        assert!(
+            text.contains("  0x1018:02, r-r-r-, UDINT, 32 bit, \"Product code\""),
+            "{text}"
+        );
+        let quiet = esi_sdos(d.dictionary.as_ref().unwrap(), true);
+        assert!(!quiet.contains("  0x"), "{quiet}");
+    }
 
     #[test]
     fn access_column() {

@@ -1,5 +1,6 @@
 //! One module per subcommand. Each exposes its clap `Args` (or subcommand enum) and a `run`.
 
+pub mod alias;
 pub mod analyze;
 pub mod bench;
 pub mod coe;
@@ -8,8 +9,11 @@ pub mod domains;
 pub mod graph;
 pub mod pdos;
 pub mod reg;
+pub mod replay;
 pub mod run;
 pub mod sii;
+pub mod sii_build;
+pub mod sii_write;
 pub mod sim;
 pub mod slaves;
 pub mod states;

@@ -61,8 +61,12 @@ pub(crate) fn configs(
 pub fn pdos(a: Args) -> CmdResult {
     let mut md = open_and_scan(&a.bus)?;
     let positions = a.select.resolve(md.subdevices())?;
+    let lib = crate::esi_fill::library(&a.bus.esi_dir);
     for (p, c) in configs(&mut md, &positions)? {
-        let s = md.subdevices()[p].clone();
+        let mut s = md.subdevices()[p].clone();
+        if let Some(d) = lib.as_ref().and_then(|l| crate::esi_fill::lookup(l, &s)) {
+            crate::esi_fill::fill(&mut s, &d);
+        }
         if positions.len() > 1 {
             println!("=== SubDevice {p} ({}) ===", s.name);
         }
@@ -102,8 +106,13 @@ pub fn pdos(a: Args) -> CmdResult {
 pub fn cstruct(a: Args) -> CmdResult {
     let mut md = open_and_scan(&a.bus)?;
     let positions = a.select.resolve(md.subdevices())?;
+    let lib = crate::esi_fill::library(&a.bus.esi_dir);
     for (p, c) in configs(&mut md, &positions)? {
-        print!("{}", c_arrays(&md.subdevices()[p], &c));
+        let mut s = md.subdevices()[p].clone();
+        if let Some(d) = lib.as_ref().and_then(|l| crate::esi_fill::lookup(l, &s)) {
+            crate::esi_fill::fill(&mut s, &d);
+        }
+        print!("{}", c_arrays(&s, &c));
     }
     Ok(())
 }

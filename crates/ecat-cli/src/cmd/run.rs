@@ -33,14 +33,17 @@ pub struct Args {
     bus: BusArgs,
     #[command(flatten)]
     tap: super::tap::TapArgs,
-    /// Cycle time (e.g. 1ms, 500us; a bare number is microseconds)
-    #[arg(long, default_value = "1ms", value_parser = |s: &str| parse_ns(s, 1_000))]
+    /// Cycle time (e.g. 1ms, 500us; a bare number is microseconds; at least 20us)
+    #[arg(long, default_value = "1ms", allow_hyphen_values = true,
+          value_parser = |s: &str| parse_cycle(s))]
     cycle: u64,
     /// How long to run (e.g. 10s, 5m; a bare number is seconds; 0 = until Ctrl-C)
-    #[arg(long, default_value = "10s", value_parser = |s: &str| parse_ns(s, 1_000_000_000))]
+    #[arg(long, default_value = "10s", allow_hyphen_values = true,
+          value_parser = |s: &str| parse_duration(s))]
     duration: u64,
-    /// Print the PerfMsmt lines this often
-    #[arg(long, default_value = "2s", value_parser = |s: &str| parse_ns(s, 1_000_000_000))]
+    /// Print the PerfMsmt lines this often (at least 100ms)
+    #[arg(long, default_value = "2s", allow_hyphen_values = true,
+          value_parser = |s: &str| parse_report_every(s))]
     report_every: u64,
     /// Write the figures as JSON to this file at the end
     #[arg(long, value_name = "FILE")]
@@ -57,9 +60,13 @@ pub struct Args {
     /// Distributed clocks: auto (on when SubDevices use SYNC0), off, or a mode
     #[arg(long, value_enum, default_value = "auto")]
     dc: DcChoice,
-    /// Run the cycle with SCHED_FIFO at this priority (1..99)
-    #[arg(long)]
+    /// Run the cycle with SCHED_FIFO at this priority (1..99); without it the cycle takes
+    /// SCHED_FIFO 80 and locks memory when permitted
+    #[arg(long, conflicts_with = "no_rt")]
     priority: Option<i32>,
+    /// Run as an ordinary thread: no SCHED_FIFO and no memory locking unless asked for
+    #[arg(long)]
+    no_rt: bool,
     /// Pin the cycle thread to this CPU
     #[arg(long)]
     cpu: Option<usize>,
@@ -95,11 +102,60 @@ pub enum DcChoice {
     MasterFollowsRef,
 }
 
+/// `--cycle`: a duration of at least [`cycle::MIN_PERIOD_NS`].
+fn parse_cycle(s: &str) -> Result<u64, String> {
+    let ns = parse_ns(s, 1_000)?;
+    if ns < cycle::MIN_PERIOD_NS {
+        return Err(format!(
+            "a cycle time of '{s}' is too short: the smallest accepted cycle is {} us",
+            cycle::MIN_PERIOD_NS as f64 / 1e3
+        ));
+    }
+    Ok(ns)
+}
+
+/// The longest `--duration` taken (one year); 0 means until Ctrl-C.
+const MAX_DURATION_NS: u64 = 366 * 24 * 3600 * 1_000_000_000;
+
+/// `--duration`: 0 (until Ctrl-C) up to a year.
+fn parse_duration(s: &str) -> Result<u64, String> {
+    let ns = parse_ns(s, 1_000_000_000)?;
+    if ns > MAX_DURATION_NS {
+        return Err(format!(
+            "a duration of '{s}' is more than a year: use 0 to run until Ctrl-C"
+        ));
+    }
+    Ok(ns)
+}
+
+/// `--report-every`: at least 100 ms.
+fn parse_report_every(s: &str) -> Result<u64, String> {
+    let ns = parse_ns(s, 1_000_000_000)?;
+    if ns < 100_000_000 {
+        return Err(format!(
+            "reporting every '{s}' is too often: give at least 100ms"
+        ));
+    }
+    Ok(ns)
+}
+
 /// The default network of `ecat run`.
 const DEFAULT_NETWORK: &str = "sim:servo6";
 
 /// Run `ecat run`.
 pub fn run(mut a: Args) -> CmdResult {
+    let opts = CycleOptions {
+        period_ns: a.cycle,
+        duration_ns: a.duration,
+        priority: a.priority,
+        cpu: a.cpu,
+        lock_memory: a.lock_memory,
+        busy_wait_ns: a.busy_wait,
+        report_interval_ns: a.report_every,
+        auto_realtime: !a.no_rt,
+    };
+    // Refuse impossible numbers before anything starts.
+    opts.validate()?;
     crate::signals::install();
     let spec = match &a.bus.interface {
         Some(i) => i.clone(),
@@ -216,15 +272,6 @@ pub fn run(mut a: Args) -> CmdResult {
         ..Default::default()
     })?;
     describe_layout(&rt);
-    let opts = CycleOptions {
-        period_ns: a.cycle,
-        duration_ns: a.duration,
-        priority: a.priority,
-        cpu: a.cpu,
-        lock_memory: a.lock_memory,
-        busy_wait_ns: a.busy_wait,
-        report_interval_ns: a.report_every.max(100_000_000),
-    };
     let t1 = Instant::now();
     let bringup = rt.run_until_state(AlState::Op, a.cycle, 10_000_000_000 / a.cycle.max(1));
     while let Some(e) = rt.next_event() {
@@ -237,9 +284,7 @@ pub fn run(mut a: Args) -> CmdResult {
         rt.cycle_count(),
         t1.elapsed().as_secs_f64() * 1e3
     );
-    for note in cycle::realtime_setup(&opts)? {
-        println!("real-time: {note}");
-    }
+    println!("real-time: {}", cycle::realtime_setup(&opts)?.join(", "));
     println!(
         "cycle {:.0} us, {}",
         a.cycle as f64 / 1e3,

@@ -1,5 +1,7 @@
 //! `ecat sii read`: the SII EEPROM image of one SubDevice, as binary on stdout (IgH:
-//! `ethercat sii_read`) or, with `-v`, as text category by category.
+//! `ethercat sii_read`) or, with `-v`, as text category by category. `ecat sii build` makes
+//! an image from an ESI file (see `sii_build`), `ecat sii write` writes one into a
+//! SubDevice's EEPROM (IgH: `ethercat sii_write`, see `sii_write`).
 
 use super::{open_and_scan, CmdResult};
 use crate::select::Select;
@@ -16,6 +18,10 @@ use std::io::{IsTerminal, Write};
 pub enum Command {
     /// Read the SII image of one SubDevice
     Read(ReadArgs),
+    /// Build an SII image from an ESI file: ecat sii build --esi FILE --type EL2032 -o el2032.bin
+    Build(super::sii_build::BuildArgs),
+    /// Write an SII image into a SubDevice's EEPROM: ecat sii write -p 1 el2032.bin
+    Write(super::sii_write::WriteArgs),
 }
 
 /// Options of `ecat sii read`.
@@ -34,6 +40,8 @@ pub struct ReadArgs {
 pub fn run(c: Command) -> CmdResult {
     match c {
         Command::Read(a) => read(a),
+        Command::Build(a) => super::sii_build::run(a),
+        Command::Write(a) => super::sii_write::run(a),
     }
 }
 

@@ -33,7 +33,11 @@ pub fn run(mut a: Args) -> CmdResult {
             per_frame: 1,
         })?;
     }
-    let subs = md.subdevices();
+    let mut owned = md.subdevices().to_vec();
+    if let Some(lib) = crate::esi_fill::library(&a.bus.esi_dir) {
+        crate::esi_fill::fill_all(&mut owned, &lib);
+    }
+    let subs = &owned[..];
     let chosen = a.select.resolve(subs)?;
     if a.json {
         let v: Vec<SubDeviceJson> = chosen.iter().map(|&i| (&subs[i]).into()).collect();

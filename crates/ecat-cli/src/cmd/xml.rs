@@ -28,8 +28,13 @@ pub struct Args {
 pub fn run(a: Args) -> CmdResult {
     let mut md = open_and_scan(&a.bus)?;
     let positions = a.select.resolve(md.subdevices())?;
+    let lib = crate::esi_fill::library(&a.bus.esi_dir);
     for (p, c) in configs(&mut md, &positions)? {
-        print!("{}", document(&md.subdevices()[p], &c));
+        let mut s = md.subdevices()[p].clone();
+        if let Some(d) = lib.as_ref().and_then(|l| crate::esi_fill::lookup(l, &s)) {
+            crate::esi_fill::fill(&mut s, &d);
+        }
+        print!("{}", document(&s, &c));
     }
     Ok(())
 }
@@ -188,6 +193,56 @@ pub fn document(s: &SubDevice, c: &SubDeviceConfig) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ecat::config::{EntryConfig, PdoConfig, SyncConfig};
+    use ecat::subdevice::SiiSyncManager;
+
+    #[test]
+    fn our_esi_reader_reads_what_xml_writes() {
+        let mut s = SubDevice {
+            order: "EL2008".into(),
+            name: "EL2008 8Ch. Dig. Output 24V, 0.5A <µ&>".into(),
+            sync_managers: vec![SiiSyncManager {
+                start: 0x0F00,
+                length: 1,
+                control: 0x44,
+                enable: 1,
+                kind: 3,
+            }],
+            ..Default::default()
+        };
+        s.identity.vendor_id = 2;
+        s.identity.product_code = 0x07D8_3052;
+        s.identity.revision = 0x0010_0000;
+        let c = SubDeviceConfig {
+            sync: vec![SyncConfig {
+                index: 0,
+                direction: Direction::Output,
+                pdos: vec![PdoConfig {
+                    index: 0x1600,
+                    entries: vec![EntryConfig {
+                        index: 0x7000,
+                        subindex: 1,
+                        bits: 1,
+                    }],
+                }],
+                domain: 0,
+            }],
+        };
+        let text = document(&s, &c);
+        let f = ecat_config::EsiFile::parse_str(&text, "ecat-xml").unwrap();
+        let d = f.device("EL2008", None).unwrap();
+        assert_eq!(
+            (f.vendor.id, d.product_code, d.revision),
+            (2, Some(0x07D8_3052), 0x0010_0000)
+        );
+        assert_eq!(d.name(1033), s.name);
+        assert_eq!(d.sms.len(), 1);
+        let p = d.rx_pdos().next().unwrap();
+        assert_eq!(
+            (p.index, p.sm, p.entries[0].index),
+            (0x1600, Some(0), 0x7000)
+        );
+    }
 
     #[test]
     fn names_are_escaped_and_types_named() {

@@ -18,7 +18,8 @@
 //! get the safe value 0 once.
 //!
 //! "Valid outputs" means the MainDevice completed an output buffer since the device entered
-//! SAFEOP; the SAFEOP→OP check uses it (code 0x0019) and a watchdog expiry clears it.
+//! SAFEOP; a SAFEOP→OP request waits for them (see the `al` module) and a watchdog expiry
+//! clears them.
 
 use super::Esc;
 use crate::coe::pdo::{self, MapEntry};
@@ -147,6 +148,7 @@ impl Esc {
     pub(crate) fn outputs_written(&mut self, n: u8) {
         if self.io.out_sm.is_some_and(|(s, _)| s == n) {
             self.io.outputs_valid = true;
+            self.esm_outputs_arrived();
         }
     }
 

@@ -111,6 +111,7 @@ fn options(period: u64, duration: u64) -> CycleOptions {
         lock_memory: true,
         busy_wait_ns: BUSY_WAIT_NS.load(std::sync::atomic::Ordering::Relaxed),
         report_interval_ns: u64::MAX / 4,
+        auto_realtime: false,
     }
 }
 
