@@ -142,3 +142,9 @@ fn requests_example() {
 fn servo_csp_example() {
     run_example("servo_csp", "sim:servo6");
 }
+
+#[test]
+fn igh_terminals_example() {
+    let net = common::workspace().join("testdata/networks/igh-example.toml");
+    run_example("igh_terminals", &format!("sim:{}", net.display()));
+}
