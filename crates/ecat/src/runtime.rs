@@ -92,6 +92,9 @@ pub struct Activation {
     pub timing: SupervisorTiming,
     /// Distributed clocks (after [`crate::MainDevice::configure_dc`]).
     pub dc: Option<DcRuntime>,
+    /// AssignActivate word per SubDevice (by position) for SYNC0, replacing the SII's
+    /// (the C API takes it from `ecrt_slave_config_dc`; 0 = no SYNC0). `None`: from the SII.
+    pub sync0_assign: Option<Vec<u16>>,
 }
 
 impl Default for Activation {
@@ -105,6 +108,7 @@ impl Default for Activation {
             logical_base: 0,
             timing: SupervisorTiming::default(),
             dc: None,
+            sync0_assign: None,
         }
     }
 }
@@ -190,7 +194,11 @@ impl Runtime {
         );
         let mut mailbox_counters = act.mailbox_counters;
         mailbox_counters.resize(subs.len(), 0);
-        let assign: Vec<u16> = subs.iter().map(|s| s.dc_assign_activate).collect();
+        let mut assign: Vec<u16> = subs.iter().map(|s| s.dc_assign_activate).collect();
+        if let Some(a) = act.sync0_assign {
+            assign = a;
+            assign.resize(subs.len(), 0);
+        }
         let mut supervisor = Supervisor::new(
             subs,
             configs,
@@ -282,6 +290,30 @@ impl Runtime {
                 bits,
             })
         })
+    }
+
+    /// Take the SubDevice at `position` no higher than `limit` (see
+    /// [`Supervisor::set_limit`]).
+    pub fn limit_state(&mut self, position: usize, limit: AlState) {
+        self.supervisor.set_limit(position, limit);
+    }
+
+    /// The acyclic frame engine: datagrams submitted here ride in the next
+    /// [`send`](Runtime::send)'s acyclic frame (the C API's register requests use it).
+    pub fn engine_mut(&mut self) -> &mut FrameEngine {
+        &mut self.engine
+    }
+
+    /// End the cyclic phase and give the link back (to scan again with a new
+    /// [`crate::MainDevice`]).
+    pub fn into_link(self) -> Box<dyn Link> {
+        self.link
+    }
+
+    /// The oldest CoE emergency a SubDevice sent during an SDO transfer of the cycle:
+    /// (position, message).
+    pub fn take_emergency(&mut self) -> Option<(usize, ecat_wire::coe::EmergencyRepr)> {
+        self.sdo.take_emergency()
     }
 
     /// A handle for SDO requests while cycling, usable from any thread.

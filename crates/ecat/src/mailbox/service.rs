@@ -12,6 +12,7 @@ use super::job::SdoJob;
 use super::sdo::SdoOp;
 use crate::error::{Error, Result, Who};
 use crate::frame::{FrameEngine, Handle, Status};
+use ecat_wire::coe::EmergencyRepr;
 use std::collections::VecDeque;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Condvar, Mutex};
@@ -133,7 +134,12 @@ pub struct SdoService {
     targets: Vec<(Who, Option<MailboxArea>)>,
     running: Vec<Option<Running>>,
     waiting: Vec<VecDeque<Request>>,
+    /// CoE emergencies that arrived during transfers: (position, message), oldest first.
+    emergencies: VecDeque<(usize, EmergencyRepr)>,
 }
+
+/// Emergencies kept until taken (older ones are dropped first).
+pub const MAX_EMERGENCIES: usize = 256;
 
 impl std::fmt::Debug for SdoService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -161,12 +167,18 @@ impl SdoService {
             targets,
             running: (0..n).map(|_| None).collect(),
             waiting: (0..n).map(|_| VecDeque::new()).collect(),
+            emergencies: VecDeque::with_capacity(MAX_EMERGENCIES),
         }
     }
 
     /// A client to submit requests with.
     pub fn client(&self) -> SdoClient {
         self.client.clone()
+    }
+
+    /// The oldest CoE emergency received while serving transfers: (position, message).
+    pub fn take_emergency(&mut self) -> Option<(usize, EmergencyRepr)> {
+        self.emergencies.pop_front()
     }
 
     /// True if a transfer is running or waiting for the SubDevice at `position`.
@@ -252,6 +264,12 @@ impl SdoService {
             if r.job.is_done() {
                 *counter = r.job.counter();
                 if let Some(mut done) = self.running[p].take() {
+                    for e in done.job.take_emergencies() {
+                        if self.emergencies.len() == MAX_EMERGENCIES {
+                            self.emergencies.pop_front();
+                        }
+                        self.emergencies.push_back((p, e));
+                    }
                     if let Some(res) = done.job.take_result() {
                         complete(&done.reply, res);
                     }

@@ -73,6 +73,9 @@ struct Sub {
     wait_deadline: u64,
     status: AlStatus,
     code: AlStatusCode,
+    /// Highest state this SubDevice is taken to (e.g. PREOP for one the application does
+    /// not configure).
+    limit: AlState,
 }
 
 /// Timing of the supervisor (nanoseconds).
@@ -143,6 +146,7 @@ impl Supervisor {
                 sync0: None,
                 lost_at_cycle: 0,
                 wait_deadline: 0,
+                limit: AlState::Op,
             })
             .collect();
         let mut s = Supervisor {
@@ -174,6 +178,22 @@ impl Supervisor {
             }
             self.update_expected_probe();
         }
+    }
+
+    /// Take the SubDevice at `position` no higher than `limit` (the target still applies when
+    /// it is lower). IgH keeps SubDevices without an application configuration in PREOP.
+    pub fn set_limit(&mut self, position: usize, limit: AlState) {
+        if let Some(s) = self.subs.get_mut(position) {
+            s.limit = limit;
+            if matches!(s.phase, Phase::Running) {
+                s.phase = Phase::Check;
+            }
+        }
+    }
+
+    /// The state SubDevice `i` is driven to: the target, capped by its limit.
+    fn target_of(&self, i: usize) -> AlState {
+        self.target.min(self.subs[i].limit)
     }
 
     /// True if every SubDevice is running in the target state.
@@ -582,13 +602,14 @@ impl Supervisor {
     /// The phase after `Mailbox`/`PREOP` work, depending on the target.
     fn after(&self, i: usize, reached: AlState) -> Phase {
         let s = &self.subs[i];
+        let target = self.target_of(i);
         match reached {
-            AlState::Init if self.target == AlState::Init => Phase::Running,
+            AlState::Init if target == AlState::Init => Phase::Running,
             AlState::Init => Phase::ClearFmmus,
-            AlState::PreOp | AlState::Boot if self.target <= AlState::PreOp => Phase::Running,
+            AlState::PreOp | AlState::Boot if target <= AlState::PreOp => Phase::Running,
             AlState::PreOp | AlState::Boot if !s.startup.is_empty() => Phase::Startup(0),
             AlState::PreOp | AlState::Boot => self.after_startup(i),
-            AlState::SafeOp if self.target == AlState::Op => Phase::Request(AlState::Op),
+            AlState::SafeOp if target == AlState::Op => Phase::Request(AlState::Op),
             _ => Phase::Running,
         }
     }
@@ -663,9 +684,10 @@ impl Supervisor {
             Phase::Reset => Phase::WaitInit,
             Phase::ClearFmmus => Phase::ClearSms,
             Phase::ClearSms => {
-                if self.subs[i].info.mailbox.present() && self.target >= AlState::PreOp {
+                let target = self.target_of(i);
+                if self.subs[i].info.mailbox.present() && target >= AlState::PreOp {
                     Phase::Mailbox
-                } else if self.target >= AlState::PreOp {
+                } else if target >= AlState::PreOp {
                     Phase::Request(AlState::PreOp)
                 } else {
                     Phase::Running
@@ -693,14 +715,15 @@ impl Supervisor {
                 if changed {
                     self.update_expected_probe();
                 }
+                let target = self.target_of(i);
                 let s = &mut self.subs[i];
                 let want = match phase {
                     Phase::WaitInit => AlState::Init,
                     Phase::Wait(w) => w,
-                    _ => self.target,
+                    _ => target,
                 };
                 if crate::esm::settled(status, code, want) {
-                    if phase == Phase::Check || (want == self.target && phase != Phase::WaitInit) {
+                    if phase == Phase::Check || (want == target && phase != Phase::WaitInit) {
                         if phase != Phase::Check {
                             let who = s.info.who();
                             self.emit(Event::Reached {
