@@ -256,6 +256,18 @@ pub fn layout(
         mappings.push(crate::domain::SubDeviceMapping { fmmus });
     }
     mappings.resize(subs.len(), Default::default());
+    for c in eni.cyclic_cmds().filter(|c| !c.is_logical()) {
+        let what = match (c.cmd, c.ado) {
+            (0, _) => "NOP: not sent".to_string(),
+            (13 | 14, 0x0910) => "DC time distribution: with DC on, ecat sends its own FRMW of the reference clock's time".to_string(),
+            (7, 0x0130) => format!("BRD of AL status: ecat's own AL-status probe (expects WKC {} too)", c.cnt.unwrap_or(0)),
+            _ => "not sent".to_string(),
+        };
+        notes.push(format!(
+            "cyclic command {} ADO 0x{:04x}: {what}",
+            c.cmd, c.ado
+        ));
+    }
     // Datagrams: the ENI's logical commands.
     let mbx = eni.master.mailbox_states;
     let mut plans = Vec::new();
