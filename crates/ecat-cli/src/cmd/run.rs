@@ -483,7 +483,7 @@ fn setup_dc(
                 dc = Some(DcRuntime {
                     setup,
                     mode,
-                    cycle_ns: cycle_ns,
+                    cycle_ns,
                     shift_ns: 0,
                 });
             }
