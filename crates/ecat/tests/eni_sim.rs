@@ -137,3 +137,51 @@ fn a_failing_validate_names_subdevice_transition_command_and_values() {
     assert!(e.contains("'check watchdog divider' (FPRD 0x0400"), "{e}");
     assert!(e.contains("read c209 but expected 3412"), "{e}");
 }
+
+#[test]
+fn a_drive_power_cycled_gets_its_eni_configuration_again() {
+    let Some(eni) = shipped() else { return };
+    let vt = VirtualTime::new();
+    let net = ecat_sim::eni::network_from_eni(&eni).unwrap();
+    let link =
+        SimLink::with_network(net, "sim:eni".into(), "eni".into()).on_virtual_time(vt.clone());
+    let mut md = MainDevice::with_link(Box::new(link));
+    md.scan().unwrap();
+    let setup = md.configure_from_eni(&eni).unwrap();
+    let (mut rt, _) = md.activate_eni(setup, None).unwrap();
+    rt.run_until_state(AlState::Op, 1_000_000, 3000).unwrap();
+    let mut back = false;
+    for cycle in 0..3_000u64 {
+        if cycle == 100 {
+            sim(&mut rt).unplug(2).unwrap();
+        }
+        if cycle == 1_000 {
+            sim(&mut rt).replug(2, true).unwrap();
+        }
+        vt.advance(1_000_000);
+        rt.tx_rx(1_000_000).unwrap();
+        while let Some(e) = rt.next_event() {
+            println!("{e}");
+        }
+        if cycle > 1_000
+            && rt.supervisor().all_running()
+            && rt.domain(0).state() == DomainState::Complete
+        {
+            back = true;
+            break;
+        }
+    }
+    assert!(back, "WheelRearRight back in OP with the full WKC");
+    // The drive's PDO assignment was written again by the ENI's CoE init commands.
+    let od = sim(&mut rt).subdevice(2).unwrap().od().unwrap();
+    assert_eq!(od.get(0x1C12, 1), Some(0x1601));
+    assert_eq!(
+        od.get(0x6060, 0),
+        Some(8),
+        "'Op mode' CoE init command replayed"
+    );
+}
+
+fn sim(rt: &mut ecat::runtime::Runtime) -> &mut Network {
+    rt.link_mut().sim_network().expect("simulated link")
+}

@@ -45,8 +45,7 @@ pub fn handling(c: &InitCmd) -> Handling {
 fn cmd_name(c: &InitCmd) -> String {
     let name = Command::from_u8(c.cmd).map_or("?".to_string(), |k| format!("{k:?}").to_uppercase());
     format!(
-        "{} '{}' ({name} 0x{:04x}, {} bytes)",
-        c.transition_list(),
+        "'{}' ({name} 0x{:04x}, {} bytes)",
         c.comment,
         c.ado,
         c.data.len()
