@@ -207,3 +207,35 @@ fn receive_is_accepted_for_recv_and_ccs_does_not_decide_direction() {
     assert_eq!(e.notes().len(), 1);
     assert!(e.notes()[0].contains("Config/Slave/Mailbox/Mystery"));
 }
+
+#[test]
+fn what_we_write_reads_back_to_the_same_model() {
+    let path = shipped();
+    if !path.exists() {
+        return;
+    }
+    let eni = Eni::from_path(&path).unwrap();
+    let xml = eni.to_xml();
+    let back = Eni::parse_str(&xml, "written.xml").unwrap();
+    assert_eq!(back.master, eni.master);
+    for (a, b) in back.slaves.iter().zip(&eni.slaves) {
+        assert_eq!(a.process_data.sms, b.process_data.sms, "{}", a.name);
+        for (x, y) in a.process_data.tx_pdos.iter().zip(&b.process_data.tx_pdos) {
+            assert_eq!(x, y, "{}", a.name);
+        }
+        for (x, y) in a.process_data.rx_pdos.iter().zip(&b.process_data.rx_pdos) {
+            assert_eq!(x, y, "{}", a.name);
+        }
+        assert_eq!(a.process_data, b.process_data, "{}", a.name);
+        assert_eq!(a.mailbox, b.mailbox, "{}", a.name);
+        for (x, y) in a.init_cmds.iter().zip(&b.init_cmds) {
+            assert_eq!(x, y, "{}", a.name);
+        }
+        assert_eq!(a.dc, b.dc, "{}", a.name);
+        assert_eq!(a.previous_ports, b.previous_ports, "{}", a.name);
+    }
+    assert_eq!(back.slaves, eni.slaves);
+    assert_eq!(back.cyclic, eni.cyclic);
+    assert_eq!(back.process_image, eni.process_image);
+    assert!(back.notes().is_empty(), "{:?}", back.notes());
+}

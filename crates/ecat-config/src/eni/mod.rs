@@ -12,6 +12,7 @@ mod cmd;
 mod image;
 mod known;
 mod slave;
+mod write;
 
 pub use cmd::{CoeInitCmd, InitCmd, Transition, Validate};
 pub use image::{Cyclic, CyclicCmd, CyclicFrame, Image, ProcessImage, Variable};
