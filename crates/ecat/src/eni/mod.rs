@@ -28,6 +28,7 @@
 
 pub mod check;
 pub mod derive;
+pub mod export;
 pub mod image;
 pub mod init_cmds;
 
