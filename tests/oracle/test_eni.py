@@ -39,9 +39,10 @@ def test_run_eni_over_veth_reaches_op_with_the_enis_wkc(ecat, veth, tmp_path):
         f = fig["frames"]
         print(json.dumps({k: fig[k] for k in ("cycles", "domain_incomplete_cycles", "frames")}))
         assert fig["cycles"] > 2000
-        # Over a socket on a shared VM a frame may come back after its cycle: only such
-        # cycles may lack the ENI's working counter.
-        assert f["lost"] - f["late"] == 0, f
+        # Over a socket on a shared VM a frame may come back after its cycle (late; 8 or more
+        # cycles late it is taken for a duplicate): only such cycles may lack the ENI's
+        # working counter, and no frame may be lost for good.
+        assert f["lost"] - f["late"] - f["duplicated"] <= 0, f
         assert fig["domain_incomplete_cycles"] <= f["late"], fig
     finally:
         sim.stop()
@@ -81,3 +82,31 @@ def test_a_bus_that_does_not_match_the_eni_names_each_position(ecat):
         assert f"position {pos}: the ENI expects" in err, err
     assert "position 5: found" in err, err
     assert "vendor 0x0000009a" in err and "vendor 0x00000eca" in err, err
+
+
+DOMAIN = re.compile(r"^domain 0: .*logical (0x[0-9a-f]+), (.*), expected WKC (\d+)$", re.M)
+
+
+def test_eni_writer_round_trip_over_veth(ecat, veth, ecat_sim, tmp_path):
+    """`ecat eni` of `io`, `servo6` and `dc8` → `ecat run --eni`: OP with the same logical
+    datagrams and expected working counters as the automatic configuration."""
+    for net in ("io", "servo6", "dc8"):
+        eni = tmp_path / f"{net}.xml"
+        p = run([ecat, "eni", "-i", f"sim:{net}", "-o", eni], timeout=60)
+        assert p.returncode == 0, describe(p)
+        auto = run([ecat, "run", "-i", f"sim:{net}", "--duration", "1s", "--no-rt", "--profile", "counter"], timeout=60)
+        assert auto.returncode == 0, describe(auto)
+        a = DOMAIN.search(auto.stdout)
+        assert a, auto.stdout
+        sim = SimProcess(veth.exec_argv([str(ecat), "sim", "-i", veth.ns_if, "-n", net]))
+        sim.start()
+        try:
+            p = run([ecat, "run", "-i", veth.host_if, "--eni", eni, "--duration", "1s"], timeout=60)
+        finally:
+            sim.stop()
+        assert p.returncode == 0, describe(p)
+        e = DOMAIN.search(p.stdout)
+        assert e, p.stdout
+        print(net, a.groups(), e.groups())
+        assert a.groups() == e.groups(), (a.groups(), e.groups())
+        assert re.search(r"^all \d+ SubDevices in OP", p.stdout, re.M), p.stdout

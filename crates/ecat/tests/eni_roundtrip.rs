@@ -20,10 +20,42 @@ fn open(net: &str) -> MainDevice {
     MainDevice::with_link(Box::new(link))
 }
 
+/// Every ESC's FMMU and SM registers as the SubDevices hold them (SM status and PDI control
+/// left out: they change with the traffic).
+fn registers(rt: &mut ecat::runtime::Runtime) -> Vec<Vec<u8>> {
+    let net = rt.link_mut().sim_network().expect("simulated link");
+    (0..net.subdevice_count())
+        .map(|p| {
+            let esc = net.subdevice(p).unwrap();
+            let mut fmmu = vec![0u8; 16 * 16];
+            esc.read(0x0600, &mut fmmu);
+            let mut sm = vec![0u8; 8 * 16];
+            esc.read(0x0800, &mut sm);
+            for k in 0..16 {
+                sm[8 * k + 5] = 0;
+                sm[8 * k + 7] = 0;
+            }
+            [fmmu, sm].concat()
+        })
+        .collect()
+}
+
 fn round_trip(net: &str) {
     let mut md = open(net);
     md.scan().unwrap();
     let configs = md.discover_configs().unwrap();
+    let auto_regs = {
+        let mut md = open(net);
+        md.scan().unwrap();
+        let mut rt = md
+            .activate(ecat::runtime::Activation {
+                configs: Some(configs.clone()),
+                ..Default::default()
+            })
+            .unwrap();
+        rt.run_until_state(AlState::Op, 1_000_000, 5_000).unwrap();
+        registers(&mut rt)
+    };
     let auto = layout(md.subdevices(), &configs, 1, 0).unwrap();
     let eni = ecat::eni::export::eni_from_layout(md.subdevices(), &configs, &[], &auto, 1_000_000);
     let xml = eni.to_xml();
@@ -66,6 +98,7 @@ fn round_trip(net: &str) {
         assert_eq!(rt.domain(0).state(), DomainState::Complete, "{net}");
     }
     assert_eq!(image.vars().len(), vars);
+    assert_eq!(registers(&mut rt), auto_regs, "{net}: SM and FMMU registers after bring-up");
     println!("{net}: OP, {vars} variables");
 }
 
