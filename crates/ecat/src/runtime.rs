@@ -297,6 +297,11 @@ impl Runtime {
         &self.supervisor
     }
 
+    /// The supervisor, writable (the ENI configuration adds register writes).
+    pub(crate) fn supervisor_mut(&mut self) -> &mut Supervisor {
+        &mut self.supervisor
+    }
+
     /// Where PDO entry `index:subindex` of the SubDevice at `position` is in the process data.
     pub fn locate(&self, position: usize, index: u16, subindex: u8) -> Option<EntryLocation> {
         let (sm, bit, bits) = self

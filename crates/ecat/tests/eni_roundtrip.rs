@@ -98,7 +98,11 @@ fn round_trip(net: &str) {
         assert_eq!(rt.domain(0).state(), DomainState::Complete, "{net}");
     }
     assert_eq!(image.vars().len(), vars);
-    assert_eq!(registers(&mut rt), auto_regs, "{net}: SM and FMMU registers after bring-up");
+    assert_eq!(
+        registers(&mut rt),
+        auto_regs,
+        "{net}: SM and FMMU registers after bring-up"
+    );
     println!("{net}: OP, {vars} variables");
 }
 

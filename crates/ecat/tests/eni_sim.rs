@@ -180,6 +180,8 @@ fn a_drive_power_cycled_gets_its_eni_configuration_again() {
         Some(8),
         "'Op mode' CoE init command replayed"
     );
+    // And the ENI's SM watchdog (10000; 1000 at power-on) was written again.
+    assert_eq!(sim(&mut rt).subdevice(2).unwrap().read_u16(0x0420), 10_000);
 }
 
 fn sim(rt: &mut ecat::runtime::Runtime) -> &mut Network {

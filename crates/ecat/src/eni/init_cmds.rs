@@ -137,3 +137,17 @@ pub fn run_init_cmds(
     }
     Ok(n)
 }
+
+/// The writes (FPWR/APWR/BWR) among the IP and PS commands we execute: (address, data), for
+/// the supervisor to repeat on every reconfiguration.
+pub fn replayed_writes(cmds: &[InitCmd]) -> Vec<(u16, Vec<u8>)> {
+    cmds.iter()
+        .filter(|c| {
+            (c.has(Transition::IP) || c.has(Transition::PS))
+                && handling(c) == Handling::Execute
+                && matches!(c.cmd, 2 | 5 | 8)
+                && !c.data.is_empty()
+        })
+        .map(|c| (c.ado, c.data.clone()))
+        .collect()
+}

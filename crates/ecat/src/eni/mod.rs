@@ -17,9 +17,10 @@
 //! literally but through the supervisor from the same ENI data, so a SubDevice that is lost
 //! and comes back gets its ENI SMs, FMMUs and CoE init commands again (the supervisor replays
 //! configs, FMMUs and startup SDOs on every reconfiguration). The remaining register commands
-//! (e.g. watchdog settings) of the IP and PS transitions run once, before activation, while
-//! every SubDevice is in INIT; they are not replayed on recovery, and commands of other
-//! transitions (SO, OS, SP, ...) are not run; [`EniSetup::notes`] says so.
+//! (e.g. watchdog settings) of the IP and PS transitions run before activation, while every
+//! SubDevice is in INIT, with their validate / retry semantics; their writes are repeated by
+//! the supervisor in INIT on every (re)configuration (without the validation). Commands of
+//! other transitions (SO, OS, SP, ...) are not run.
 //!
 //! Cyclic frames: our frames carry the ENI's LRD/LWR/LRW commands (same logical addresses,
 //! lengths and expected WKCs), our AL-status BRD (the ENI's BRD 0x0130) and, with DC, our
@@ -63,6 +64,9 @@ pub struct EniSetup {
     pub notes: Vec<String>,
     /// Register init commands run before activation.
     pub init_cmds_run: usize,
+    /// Per SubDevice: the register writes among those commands (address, data), which the
+    /// supervisor repeats in INIT every time it configures the SubDevice again.
+    pub register_writes: Vec<Vec<(u16, Vec<u8>)>>,
 }
 
 impl MainDevice {
@@ -97,11 +101,13 @@ impl MainDevice {
             }
         }
         let mut init_cmds_run = 0;
+        let mut register_writes = Vec::new();
         for (p, s) in eni.slaves.iter().enumerate() {
             let sub = self.subdevices()[p].clone();
             for t in [Transition::IP, Transition::PS] {
                 init_cmds_run += init_cmds::run_init_cmds(self.bus(), &sub, t, &s.init_cmds)?;
             }
+            register_writes.push(init_cmds::replayed_writes(&s.init_cmds));
         }
         let layout = derive::layout(eni, self.subdevices(), &configs, &mut notes)?;
         let image = EniImage::new(eni, layout.domains[0].outputs_len);
@@ -123,6 +129,7 @@ impl MainDevice {
                 .map(u64::from),
             notes,
             init_cmds_run,
+            register_writes,
         })
     }
 
@@ -133,7 +140,8 @@ impl MainDevice {
         setup: EniSetup,
         dc: Option<DcRuntime>,
     ) -> Result<(Runtime, EniImage)> {
-        let rt = self.activate_with_layout(
+        let regs = setup.register_writes;
+        let mut rt = self.activate_with_layout(
             Activation {
                 configs: Some(setup.configs),
                 startup_sdos: setup.startup_sdos,
@@ -142,6 +150,9 @@ impl MainDevice {
             },
             setup.layout,
         )?;
+        for (p, w) in regs.into_iter().enumerate() {
+            rt.supervisor_mut().set_register_writes(p, w);
+        }
         Ok((rt, setup.image))
     }
 }
