@@ -239,3 +239,32 @@ fn what_we_write_reads_back_to_the_same_model() {
     assert_eq!(back.process_image, eni.process_image);
     assert!(back.notes().is_empty(), "{:?}", back.notes());
 }
+
+#[test]
+fn truncated_files_give_errors_not_panics() {
+    let Ok(text) = std::fs::read_to_string(shipped()) else {
+        return;
+    };
+    let mut errors = 0;
+    for cut in (0..text.len()).step_by(331) {
+        let Some(part) = text.get(..cut) else {
+            continue;
+        };
+        match Eni::parse_str(part, "cut.xml") {
+            Err(e) => {
+                let m = e.to_string();
+                assert!(m.starts_with("cut.xml:"), "{m}");
+                errors += 1;
+            }
+            Ok(_) => {}
+        }
+    }
+    assert!(errors > 100);
+    // Values out of range or of the wrong kind are refused with their place.
+    let bad = text.replacen("<Cnt>1</Cnt>", "<Cnt>70000</Cnt>", 1);
+    let e = Eni::parse_str(&bad, "cnt.xml").unwrap_err().to_string();
+    assert!(
+        e.contains("out of range") && e.starts_with("cnt.xml:"),
+        "{e}"
+    );
+}

@@ -354,8 +354,8 @@ pub fn dictionary(s: &Slave) -> Od {
     // Mapping objects, and the objects their entries name.
     let pd = &s.process_data;
     for p in pd.rx_pdos.iter().chain(&pd.tx_pdos) {
-        let room = p.entries.len().max(8);
-        let mut entries = vec![si0(p.entries.len() as u8, rw)];
+        let room = p.entries.len().clamp(8, 254);
+        let mut entries = vec![si0(p.entries.len().min(room) as u8, rw)];
         for k in 0..room {
             let w = p.entries.get(k).map_or(0, |e| {
                 (e.index as u32) << 16 | (e.subindex as u32) << 8 | (e.bit_len as u32 & 0xFF)

@@ -187,3 +187,28 @@ fn a_drive_power_cycled_gets_its_eni_configuration_again() {
 fn sim(rt: &mut ecat::runtime::Runtime) -> &mut Network {
     rt.link_mut().sim_network().expect("simulated link")
 }
+
+#[test]
+fn impossible_layouts_are_refused_with_a_sentence() {
+    let Some(eni) = shipped() else { return };
+    let net = || ecat_sim::eni::network_from_eni(&eni).unwrap();
+    let mut big = eni.clone();
+    big.process_image.inputs.byte_size = u32::MAX;
+    let mut md = open(net());
+    md.scan().unwrap();
+    let e = md.configure_from_eni(&big).unwrap_err().to_string();
+    assert!(e.contains("at most 1048576"), "{e}");
+    let mut long = eni.clone();
+    for c in &mut long.cyclic[0].frames[0].cmds {
+        if c.cmd == 12 {
+            c.data_len = 5000;
+        }
+    }
+    let mut md = open(net());
+    md.scan().unwrap();
+    let e = md.configure_from_eni(&long).unwrap_err().to_string();
+    assert!(
+        e.contains("5000 bytes") && e.contains("at most 1486"),
+        "{e}"
+    );
+}

@@ -59,8 +59,8 @@ impl CyclicCmd {
         } else {
             self.output_offs
         }?;
-        let start = (offs + DATAGRAM_HEADER) as usize;
-        Some(start..start + self.data_len)
+        let start = offs as usize + DATAGRAM_HEADER as usize;
+        Some(start..start.saturating_add(self.data_len))
     }
 
     /// True if sent in `state` (`OP`, ...).

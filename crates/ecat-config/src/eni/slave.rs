@@ -279,7 +279,11 @@ pub(crate) fn parse_slave(cx: &Ctx<'_, '_>, node: Node<'_, '_>) -> Result<Slave>
         p.recv = child(pd, "Recv").map(|n| bits(cx, n)).transpose()?;
         for n in pd.children().filter(|c| c.is_element()) {
             let tag = n.tag_name().name();
-            if let Some(i) = tag.strip_prefix("Sm").and_then(|i| i.parse::<u8>().ok()) {
+            if let Some(i) = tag
+                .strip_prefix("Sm")
+                .and_then(|i| i.parse::<u8>().ok())
+                .filter(|&i| i < 16)
+            {
                 let mut pdos = Vec::new();
                 for c in children(n, "Pdo") {
                     let v = cx.int(c)?;

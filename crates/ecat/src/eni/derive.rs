@@ -14,8 +14,12 @@ use crate::error::{Error, Result};
 use crate::mailbox::sdo::SdoOp;
 use crate::subdevice::{SiiSyncManager, SubDevice};
 use ecat_config::eni::{Eni, Slave, Transition};
+use ecat_wire::datagram::MAX_DATA;
 use ecat_wire::register::FmmuRepr;
 use ecat_wire::Command;
+
+/// Largest output or input image accepted from an ENI (bytes).
+const MAX_IMAGE: usize = 1 << 20;
 
 fn invalid(s: &Slave, p: usize, what: String) -> Error {
     Error::Invalid(format!("ENI slave {p} \"{}\": {what}", s.name))
@@ -194,6 +198,19 @@ pub fn layout(
     let pi = &eni.process_image;
     let out_len = (pi.outputs.byte_size as usize).max(end(false));
     let in_len = (pi.inputs.byte_size as usize).max(end(true));
+    if out_len.max(in_len) > MAX_IMAGE {
+        return Err(Error::Invalid(format!(
+            "the ENI's process image would be {} bytes (ByteSize or InputOffs/OutputOffs); at most {MAX_IMAGE} are supported",
+            out_len.max(in_len)
+        )));
+    }
+    if let Some(c) = logical.iter().find(|c| c.data_len > MAX_DATA) {
+        return Err(Error::Invalid(format!(
+            "the ENI's cyclic command at 0x{:08x} carries {} bytes; one datagram holds at most {MAX_DATA}",
+            c.logical(),
+            c.data_len
+        )));
+    }
     // FMMUs: the ENI's own, else from each slave's place in the image.
     let mut mappings = Vec::with_capacity(subs.len());
     let mut regions = Vec::new();
@@ -236,7 +253,7 @@ pub fn layout(
                         .and_then(|x| x.sync_managers.get(sm as usize))
                         .map_or(0, |x| x.start);
                     fmmus.push(FmmuRepr {
-                        logical_start: cmd.logical() + (byte - at) as u32,
+                        logical_start: cmd.logical().wrapping_add((byte - at) as u32),
                         length: len as u16,
                         logical_start_bit: 0,
                         logical_stop_bit: 7,

@@ -158,7 +158,7 @@ impl EniImage {
     pub fn value_of(v: &EniVar, image: &[u8]) -> Value {
         let l = v.location;
         let at = l.byte * 8 + l.bit as usize;
-        let n = v.bits as usize;
+        let n = (v.bits as usize).min((image.len() * 8).saturating_sub(at));
         if n > 64 {
             let bytes = (0..n.div_ceil(8))
                 .map(|k| get_bits(image, at + 8 * k, 8.min(n - 8 * k)) as u8)

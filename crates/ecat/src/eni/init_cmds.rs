@@ -15,6 +15,11 @@ use crate::subdevice::SubDevice;
 use ecat_config::eni::{InitCmd, Transition};
 use ecat_wire::Command;
 
+/// Most retries taken from a file.
+const MAX_RETRIES: u32 = 100;
+/// Longest validate timeout taken from a file (ms).
+const MAX_WAIT_MS: u32 = 60_000;
+
 /// Who performs an init command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Handling {
@@ -77,7 +82,8 @@ pub fn run_one(bus: &mut Bus, sub: &SubDevice, t: Transition, c: &InitCmd) -> Re
         .as_ref()
         .map(|v| v.timeout_ms)
         .or(c.timeout_ms)
-        .unwrap_or(0) as u64
+        .unwrap_or(0)
+        .min(MAX_WAIT_MS) as u64
         * 1_000_000;
     let mut tries = 0u32;
     loop {
@@ -95,7 +101,7 @@ pub fn run_one(bus: &mut Bus, sub: &SubDevice, t: Transition, c: &InitCmd) -> Re
         let more = if c.validate.is_some() && wkc_ok {
             waited < timeout_ns
         } else {
-            tries <= c.retries
+            tries <= c.retries.min(MAX_RETRIES)
         };
         if !more {
             let why = match &c.validate {
