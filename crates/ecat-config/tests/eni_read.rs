@@ -265,3 +265,20 @@ fn truncated_files_give_errors_not_panics() {
         "{e}"
     );
 }
+
+#[test]
+fn identity_checks_follow_the_init_commands() {
+    let path = shipped();
+    if !path.exists() {
+        return;
+    }
+    let eni = Eni::from_path(&path).unwrap();
+    for s in &eni.slaves {
+        let c = s.checks;
+        assert!(
+            c.vendor && c.product && !c.revision && !c.serial,
+            "{}: {c:?}",
+            s.name
+        );
+    }
+}

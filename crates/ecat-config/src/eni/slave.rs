@@ -31,7 +31,9 @@ impl std::fmt::Display for Identity {
     }
 }
 
-/// Which identity fields must match the bus.
+/// Which identity fields must match the bus: `Check*` elements under `Info` if the file has
+/// them, else the fields its init commands read from the SII to check (TwinCAT-style files),
+/// else vendor and product.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct IdentityChecks {
     /// Vendor id.
@@ -220,6 +222,26 @@ impl Slave {
     }
 }
 
+/// The identity fields the slave's init commands read from the SII to check them (EEPROM
+/// read commands at 0x0502 for words 0x08 vendor, 0x0A product, 0x0C revision, 0x0E serial),
+/// when it has any.
+fn checks_from_init_cmds(cmds: &[InitCmd]) -> Option<IdentityChecks> {
+    let words: Vec<u32> = cmds
+        .iter()
+        .filter(|c| c.ado == 0x0502 && c.data.len() >= 4 && c.data[1] & 0x01 == 0x01)
+        .map(|c| u16::from_le_bytes([c.data[2], c.data[3]]) as u32)
+        .collect();
+    if words.is_empty() {
+        return None;
+    }
+    Some(IdentityChecks {
+        vendor: words.contains(&0x08),
+        product: words.contains(&0x0A),
+        revision: words.contains(&0x0C),
+        serial: words.contains(&0x0E),
+    })
+}
+
 fn num<T: TryFrom<i64>>(cx: &Ctx<'_, '_>, node: Node<'_, '_>, name: &str) -> Result<Option<T>> {
     match child(node, name) {
         None => Ok(None),
@@ -354,6 +376,14 @@ pub(crate) fn parse_slave(cx: &Ctx<'_, '_>, node: Node<'_, '_>) -> Result<Slave>
     if let Some(cmds) = child(node, "InitCmds") {
         for c in children(cmds, "InitCmd") {
             s.init_cmds.push(parse_init_cmd(cx, c)?);
+        }
+    }
+    if !info
+        .children()
+        .any(|c| c.tag_name().name().starts_with("Check"))
+    {
+        if let Some(c) = checks_from_init_cmds(&s.init_cmds) {
+            s.checks = c;
         }
     }
     for n in children(node, "PreviousPort") {
