@@ -100,6 +100,31 @@ impl MainDevice {
                 ));
             }
         }
+        if !eni.master.init_cmds.is_empty() {
+            notes.push(format!(
+                "the ENI's {} master init commands (resets of FMMUs, SMs, DC, addresses) are covered by ecat's scan and not sent",
+                eni.master.init_cmds.len()
+            ));
+        }
+        for (p, s) in eni.slaves.iter().enumerate() {
+            let other: Vec<String> = s
+                .init_cmds
+                .iter()
+                .filter(|c| {
+                    init_cmds::handling(c) == init_cmds::Handling::Execute
+                        && !c.has(Transition::IP)
+                        && !c.has(Transition::PS)
+                })
+                .map(|c| format!("{} '{}'", c.transition_list(), c.comment))
+                .collect();
+            if !other.is_empty() {
+                notes.push(format!(
+                    "slave {p} \"{}\": register init commands of other transitions than IP/PS are not sent: {}",
+                    s.name,
+                    other.join(", ")
+                ));
+            }
+        }
         let mut init_cmds_run = 0;
         let mut register_writes = Vec::new();
         for (p, s) in eni.slaves.iter().enumerate() {
