@@ -26,7 +26,7 @@ def test_run_eni_over_veth_reaches_op_with_the_enis_wkc(ecat, veth, tmp_path):
     sim = start_eni_sim(ecat, veth)
     try:
         j = tmp_path / "run.json"
-        p = run([ecat, "run", "-i", veth.host_if, "--eni", ENI, "--duration", "3s", "--json", j], timeout=90)
+        p = run([ecat, "run", "-i", veth.host_if, "--eni", ENI, "--cycle", "1ms", "--duration", "3s", "--json", j], timeout=90)
         assert p.returncode == 0, describe(p)
         out = p.stdout
         print(out[:3000])
@@ -110,3 +110,11 @@ def test_eni_writer_round_trip_over_veth(ecat, veth, ecat_sim, tmp_path):
         print(net, a.groups(), e.groups())
         assert a.groups() == e.groups(), (a.groups(), e.groups())
         assert re.search(r"^all \d+ SubDevices in OP", p.stdout, re.M), p.stdout
+
+
+def test_run_eni_cycles_at_the_enis_cycle_time_by_default(ecat):
+    p = run([ecat, "run", "-i", f"sim:eni:{ENI}", "--eni", ENI, "--duration", "1s", "--no-rt"], timeout=60)
+    assert p.returncode == 0, describe(p)
+    assert "ENI cycle time 10000 us; cycling at 10000 us" in p.stdout, p.stdout
+    assert "SYNC0 every 10000 us" in p.stdout, p.stdout
+    assert re.search(r"^t=\S+ cycles \d+: domain 0 complete \(WKC 13/13\)", p.stdout, re.M), p.stdout

@@ -33,9 +33,13 @@ pub struct Args {
     bus: BusArgs,
     #[command(flatten)]
     tap: super::tap::TapArgs,
-    /// Cycle time (e.g. 1ms, 500us; a bare number is microseconds; at least 20us)
-    #[arg(long, default_value = "1ms", allow_hyphen_values = true,
+    /// Cycle time (e.g. 1ms, 500us; a bare number is microseconds; at least 20us); default
+    /// 1ms, or with --eni the ENI's cycle time
+    #[arg(long = "cycle", value_name = "CYCLE", allow_hyphen_values = true,
           value_parser = |s: &str| parse_cycle(s))]
+    cycle_arg: Option<u64>,
+    /// The cycle time in effect (from `--cycle`, the ENI, or 1 ms).
+    #[arg(skip)]
     cycle: u64,
     /// How long to run (e.g. 10s, 5m; a bare number is seconds; 0 = until Ctrl-C)
     #[arg(long, default_value = "10s", allow_hyphen_values = true,
@@ -150,6 +154,18 @@ const DEFAULT_NETWORK: &str = "sim:servo6";
 
 /// Run `ecat run`.
 pub fn run(mut a: Args) -> CmdResult {
+    let eni = a
+        .eni
+        .as_ref()
+        .map(|p| super::eni_run::load(p))
+        .transpose()?;
+    let eni_cycle = eni
+        .as_ref()
+        .and_then(|e| e.cyclic.first())
+        .and_then(|c| c.cycle_time_us)
+        .map(|us| us as u64 * 1000)
+        .filter(|&ns| ns >= cycle::MIN_PERIOD_NS);
+    a.cycle = a.cycle_arg.or(eni_cycle).unwrap_or(1_000_000);
     let opts = CycleOptions {
         period_ns: a.cycle,
         duration_ns: a.duration,
@@ -179,17 +195,16 @@ pub fn run(mut a: Args) -> CmdResult {
         md.subdevices().len(),
         t0.elapsed().as_secs_f64() * 1e3
     );
-    let (mut rt, profile, per_rad, eni_image) = match &a.eni {
-        Some(path) => {
-            let eni = super::eni_run::load(path)?;
+    let (mut rt, profile, per_rad, eni_image) = match &eni {
+        Some(eni) => {
             if let Some(c) = eni.cyclic.first().and_then(|c| c.cycle_time_us) {
                 println!(
-                    "ENI cycle time {c} us; cycling at --cycle {:.0} us",
+                    "ENI cycle time {c} us; cycling at {:.0} us",
                     a.cycle as f64 / 1e3
                 );
             }
             let (choice, cycle) = (a.dc, a.cycle);
-            let (rt, image) = super::eni_run::activate(md, &eni, |md| setup_dc(md, choice, cycle))?;
+            let (rt, image) = super::eni_run::activate(md, eni, |md| setup_dc(md, choice, cycle))?;
             let profile = a.profile.unwrap_or(Profile::Hold);
             if profile == Profile::Velocity {
                 return Err(
