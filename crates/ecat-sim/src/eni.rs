@@ -10,9 +10,10 @@
 //! ENI's CoE init commands succeed. Inputs stay at zero (there is no device behaviour).
 
 use crate::coe::od::{access, Entry, Object, Od};
-use crate::devices::esc_from_sii;
+use crate::devices::esc_from_sii_on;
 use crate::error::SimError;
 use crate::network::{Network, Node};
+use crate::EscChip;
 use ecat_config::eni::{Eni, Slave, Transition};
 use ecat_config::esi::{
     CoeInfo, DcOpMode, Device, EscInfo, Fmmu, FmmuKind, LocalText, Mailbox, Pdo, PortKind, Sm,
@@ -56,7 +57,13 @@ pub fn network_from_eni(eni: &Eni) -> Result<Network, SimError> {
             },
         )
         .map_err(|e| invalid(&eni.file_name(), format!("slave {p} \"{}\": {e}", s.name)))?;
-        let mut esc = esc_from_sii(sii).map_err(|e| {
+        // Without a DC element in the ENI the device gets no DC unit (so the first DC slave,
+        // usually the ENI's reference clock, is the first one with a clock).
+        let mut chip = EscChip::et1100(0);
+        if s.dc.is_none() {
+            chip.features &= !ecat_wire::register::features::DC;
+        }
+        let mut esc = esc_from_sii_on(sii, chip).map_err(|e| {
             invalid(
                 &eni.file_name(),
                 format!("slave {p} \"{}\": its SII: {e}", s.name),

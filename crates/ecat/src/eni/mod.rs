@@ -125,6 +125,18 @@ impl MainDevice {
                 ));
             }
         }
+        let eni_ref = eni
+            .slaves
+            .iter()
+            .position(|s| s.dc.is_some_and(|d| d.reference_clock));
+        let our_ref = self.subdevices().iter().position(|s| s.dc_supported());
+        if let (Some(e), Some(o)) = (eni_ref, our_ref) {
+            if e != o {
+                notes.push(format!(
+                    "the ENI's reference clock is slave {e}; ecat's DC setup takes the first SubDevice with a clock (position {o})"
+                ));
+            }
+        }
         let mut init_cmds_run = 0;
         let mut register_writes = Vec::new();
         for (p, s) in eni.slaves.iter().enumerate() {
