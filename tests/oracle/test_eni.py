@@ -12,7 +12,11 @@ from pathlib import Path
 
 from helpers import REPO, SimProcess, describe, run
 
-ENI = (REPO / ".." / ".." / "shared" / "testdata" / "eni" / "twincat-style-4xElmoGold-IMU.xml").resolve()
+ENI = next(
+    (p.resolve() for p in (REPO / d / "eni" / "twincat-style-4xElmoGold-IMU.xml"
+                           for d in ("../shared/testdata", "../../shared/testdata", "testdata")) if p.is_file()),
+    REPO / "testdata" / "eni" / "twincat-style-4xElmoGold-IMU.xml",
+)
 
 
 def start_eni_sim(ecat, veth):

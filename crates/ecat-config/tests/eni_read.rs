@@ -5,8 +5,14 @@ use ecat_config::eni::{Eni, Transition};
 use std::path::PathBuf;
 
 fn shipped() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../../shared/testdata/eni/twincat-style-4xElmoGold-IMU.xml")
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    for dir in ["../shared/testdata", "../../shared/testdata", "testdata"] {
+        let p = repo.join(dir).join("eni/twincat-style-4xElmoGold-IMU.xml");
+        if p.exists() {
+            return p;
+        }
+    }
+    repo.join("testdata/eni/twincat-style-4xElmoGold-IMU.xml")
 }
 
 /// The text between the first `open` at or after `from` and its matching `close`.

@@ -12,12 +12,17 @@ use ecat_wire::al::AlState;
 use std::path::PathBuf;
 
 fn shipped() -> Option<Eni> {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../../shared/testdata/eni/twincat-style-4xElmoGold-IMU.xml");
-    if !p.exists() {
-        eprintln!("skipped: {} not found", p.display());
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let p = ["../shared/testdata", "../../shared/testdata", "testdata"]
+        .iter()
+        .map(|d| repo.join(d).join("eni/twincat-style-4xElmoGold-IMU.xml"))
+        .find(|p| p.exists());
+    let Some(p) = p else {
+        eprintln!(
+            "skipped: the shipped ENI is in neither the shared nor the repository's testdata"
+        );
         return None;
-    }
+    };
     Some(Eni::from_path(&p).unwrap())
 }
 
