@@ -83,6 +83,8 @@ fn shipped_eni_reaches_op_with_the_enis_working_counters() {
         .name
         .clone();
     image.write(&mut rt, &out, 0x1234).unwrap();
+    assert_eq!(image.get::<i32>(&rt, &out).unwrap(), 0x1234);
+    assert!(image.get::<u8>(&rt, &out).is_err());
     assert_eq!(image.read(&rt, &out).unwrap().as_i64(), 0x1234);
     rt.tx_rx(1_000_000).unwrap();
     assert_eq!(

@@ -185,6 +185,17 @@ impl EniImage {
         }
     }
 
+    /// The value of variable `name` as `T` (e.g. `image.get::<i32>(&rt, "Drive1.Inputs.Position
+    /// actual value")`); an error names the variable when the value does not fit `T`.
+    pub fn get<T: TryFrom<i64>>(&self, rt: &Runtime, name: &str) -> Result<T> {
+        let v = self.read(rt, name)?;
+        T::try_from(v.as_i64()).map_err(|_| {
+            Error::Invalid(format!(
+                "the value {v} of \"{name}\" does not fit the type asked for"
+            ))
+        })
+    }
+
     /// Write the integer `value` into output variable `name` (sent with the next cycle).
     pub fn write(&self, rt: &mut Runtime, name: &str, value: i64) -> Result<()> {
         let v = self.find(name)?;
@@ -202,5 +213,57 @@ impl EniImage {
             value as u64,
         );
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn var(data_type: &str, bit: usize, bits: u32) -> EniVar {
+        EniVar {
+            name: "v".into(),
+            data_type: data_type.into(),
+            input: true,
+            bits,
+            location: EntryLocation {
+                domain: 0,
+                byte: bit / 8,
+                bit: (bit % 8) as u8,
+                bits: bits as u8,
+            },
+        }
+    }
+
+    #[test]
+    fn values_at_bit_offsets_and_signs() {
+        let mut img = [0u8; 8];
+        put_bits(&mut img, 11, 1, 1);
+        assert_eq!(img[1], 0x08);
+        assert_eq!(
+            EniImage::value_of(&var("BIT", 11, 1), &img),
+            Value::Bool(true)
+        );
+        put_bits(&mut img, 16, 16, 0xFFFE);
+        assert_eq!(
+            EniImage::value_of(&var("INT", 16, 16), &img),
+            Value::Int(-2)
+        );
+        assert_eq!(
+            EniImage::value_of(&var("UINT", 16, 16), &img),
+            Value::Uint(0xFFFE)
+        );
+        put_bits(&mut img, 32, 32, 1.5f32.to_bits() as u64);
+        assert_eq!(
+            EniImage::value_of(&var("REAL", 32, 32), &img),
+            Value::Real(1.5)
+        );
+        // Past the end of the image: what is there, never a panic.
+        assert_eq!(
+            EniImage::value_of(&var("UDINT", 60, 32), &img),
+            Value::Uint(0x3FC0_0000 >> 28)
+        );
+        let long = EniImage::value_of(&var("STRING(20)", 0, 160), &img);
+        assert!(matches!(long, Value::Uint(_) | Value::Bytes(_)));
     }
 }
