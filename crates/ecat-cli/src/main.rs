@@ -106,6 +106,8 @@ enum Command {
     Domains(cmd::domains::DomainsArgs),
     /// Show the live process image after a few cycles in OP (IgH: `ethercat data`).
     Data(cmd::domains::DataArgs),
+    /// Write the scanned bus and its configuration as an ENI file (ETG.2100).
+    Eni(cmd::eni::Args),
     /// Run a simulated EtherCAT network on a network interface until Ctrl-C.
     Sim(cmd::sim::Args),
     /// The main job: scan, bring the bus up and report (on the built-in simulated network
@@ -136,6 +138,7 @@ fn main() -> ExitCode {
         Command::Alias(a) => cmd::alias::run(a),
         Command::States(a) => cmd::states::run(a),
         Command::Sim(a) => cmd::sim::run(a),
+        Command::Eni(a) => cmd::eni::run(a),
         Command::Domains(a) => cmd::domains::domains(a),
         Command::Graph(a) => cmd::graph::run(a),
         Command::Upload(a) => cmd::coe::upload(a),

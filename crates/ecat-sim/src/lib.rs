@@ -44,6 +44,7 @@
 pub mod coe;
 mod control;
 pub mod devices;
+pub mod eni;
 mod error;
 pub mod esc;
 pub mod faults;

@@ -149,7 +149,7 @@ impl Runtime {
     /// supervisor while the application cycles.
     pub fn new(
         link: Box<dyn Link>,
-        mut engine: FrameEngine,
+        engine: FrameEngine,
         clock: Clock,
         subs: Vec<SubDevice>,
         act: Activation,
@@ -166,6 +166,35 @@ impl Runtime {
             None => subs.iter().map(SubDeviceConfig::from_sii).collect(),
         };
         let lay = layout(&subs, &configs, act.domains.max(1), act.logical_base)?;
+        let act = Activation {
+            configs: Some(configs),
+            ..act
+        };
+        Self::with_layout(link, engine, clock, subs, act, lay)
+    }
+
+    /// Build the runtime with a process data layout decided by the caller (domains, plans and
+    /// FMMUs; e.g. from an ENI file) instead of [`layout`]. `act.configs` gives the SM
+    /// programming (from the SII when `None`); `act.domains` and `act.logical_base` are not
+    /// used.
+    pub fn with_layout(
+        link: Box<dyn Link>,
+        mut engine: FrameEngine,
+        clock: Clock,
+        subs: Vec<SubDevice>,
+        act: Activation,
+        lay: crate::domain::Layout,
+    ) -> Result<Runtime> {
+        let configs = act
+            .configs
+            .unwrap_or_else(|| subs.iter().map(SubDeviceConfig::from_sii).collect());
+        if configs.len() != subs.len() || lay.mappings.len() != subs.len() {
+            return Err(Error::Invalid(format!(
+                "the process data layout describes {} SubDevices but the bus has {}",
+                configs.len().min(lay.mappings.len()),
+                subs.len()
+            )));
+        }
         let frames = CyclicFrames::new(
             &lay.domains,
             link.mac(),
@@ -274,6 +303,11 @@ impl Runtime {
     /// The supervisor (states, lost SubDevices).
     pub fn supervisor(&self) -> &Supervisor {
         &self.supervisor
+    }
+
+    /// The supervisor, writable (the ENI configuration adds register writes).
+    pub(crate) fn supervisor_mut(&mut self) -> &mut Supervisor {
+        &mut self.supervisor
     }
 
     /// Where PDO entry `index:subindex` of the SubDevice at `position` is in the process data.

@@ -6,6 +6,8 @@ pub mod bench;
 pub mod coe;
 pub mod doctor;
 pub mod domains;
+pub mod eni;
+pub mod eni_run;
 pub mod graph;
 pub mod pdos;
 pub mod reg;

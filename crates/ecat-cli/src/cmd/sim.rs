@@ -26,6 +26,9 @@ pub struct Args {
     /// Network: a preset name (io, servo, ...) or a network TOML file
     #[arg(short = 'n', long = "network", default_value = "io")]
     network: String,
+    /// Simulate the slaves of this ENI file instead (generic devices shaped by the ENI)
+    #[arg(long, value_name = "FILE", conflicts_with = "network")]
+    eni: Option<std::path::PathBuf>,
     /// Pin a device's inputs: POSITION=HEXBYTES (repeatable), e.g. 2=a5
     #[arg(long = "set-inputs", value_name = "POS=HEX")]
     set_inputs: Vec<String>,
@@ -61,7 +64,10 @@ fn parse_set(s: &str) -> Result<(usize, Vec<u8>), String> {
 /// Run `ecat sim`.
 pub fn run(a: Args) -> CmdResult {
     let iface = a.interface.strip_prefix("raw:").unwrap_or(&a.interface);
-    let mut net = Network::open(&a.network)?;
+    let mut net = match &a.eni {
+        Some(f) => ecat_sim::eni::network_from_file(f)?,
+        None => Network::open(&a.network)?,
+    };
     for s in &a.set_inputs {
         let (pos, bytes) = parse_set(s)?;
         net.set_inputs(pos, &bytes)

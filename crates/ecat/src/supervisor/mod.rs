@@ -35,7 +35,9 @@ pub use event::{Event, SubState};
 enum Phase {
     Running,
     Check,
-    Lost { next_probe: u64 },
+    Lost {
+        next_probe: u64,
+    },
     Probe,
     Readdress,
     IdentCmd,
@@ -44,6 +46,8 @@ enum Phase {
     WaitInit,
     ClearFmmus,
     ClearSms,
+    /// Extra register writes in INIT (e.g. an ENI's watchdog settings).
+    Regs(usize),
     Mailbox,
     Request(AlState),
     Wait(AlState),
@@ -51,7 +55,9 @@ enum Phase {
     Sync0(u8),
     PdSm(usize),
     Fmmus,
-    Backoff { until: u64 },
+    Backoff {
+        until: u64,
+    },
 }
 
 #[derive(Debug)]
@@ -69,6 +75,8 @@ struct Sub {
     job: Option<SdoJob>,
     /// SYNC0 to program in PREOP (activation byte for 0x0981).
     sync0: Option<u8>,
+    /// Register writes (address, data) made in INIT on every (re)configuration.
+    regs: Vec<(u16, Vec<u8>)>,
     lost_at_cycle: u64,
     wait_deadline: u64,
     status: AlStatus,
@@ -144,6 +152,7 @@ impl Supervisor {
                 startup,
                 job: None,
                 sync0: None,
+                regs: Vec::new(),
                 lost_at_cycle: 0,
                 wait_deadline: 0,
                 limit: AlState::Op,
@@ -292,6 +301,21 @@ impl Supervisor {
         self.sync0 = Some((cycle_ns, shift_ns));
         for (s, &aa) in self.subs.iter_mut().zip(assign_activate) {
             s.sync0 = (aa & 0x0300 != 0).then_some((aa >> 8) as u8);
+        }
+    }
+
+    /// Register writes (address, data of at most 256 bytes) to make on the SubDevice at
+    /// `position` in INIT, before its mailbox is set up, every time it is configured (e.g. the
+    /// ENI's watchdog settings). Longer data is cut to 256 bytes.
+    pub fn set_register_writes(&mut self, position: usize, writes: Vec<(u16, Vec<u8>)>) {
+        if let Some(s) = self.subs.get_mut(position) {
+            s.regs = writes
+                .into_iter()
+                .map(|(a, mut d)| {
+                    d.truncate(256);
+                    (a, d)
+                })
+                .collect();
         }
     }
 
@@ -515,6 +539,10 @@ impl Supervisor {
                 let n = (s.info.sm_count.clamp(1, 16) as usize) * SmRepr::LEN;
                 (Command::Fpwr, st, reg::SM0, put(&[0u8; 128][..n]))
             }
+            Phase::Regs(k) => {
+                let (ado, data) = s.regs.get(k).map_or((0, &[][..]), |(a, d)| (*a, &d[..]));
+                (Command::Fpwr, st, ado, put(data))
+            }
             Phase::Mailbox => {
                 let m = s.info.mailbox;
                 let ctrl = |n: usize, def: u8| {
@@ -683,9 +711,16 @@ impl Supervisor {
             }
             Phase::Reset => Phase::WaitInit,
             Phase::ClearFmmus => Phase::ClearSms,
-            Phase::ClearSms => {
+            Phase::ClearSms | Phase::Regs(_) => {
                 let target = self.target_of(i);
-                if self.subs[i].info.mailbox.present() && target >= AlState::PreOp {
+                let next = match phase {
+                    Phase::ClearSms => 0,
+                    Phase::Regs(k) => k + 1,
+                    _ => usize::MAX,
+                };
+                if next < self.subs[i].regs.len() {
+                    Phase::Regs(next)
+                } else if self.subs[i].info.mailbox.present() && target >= AlState::PreOp {
                     Phase::Mailbox
                 } else if target >= AlState::PreOp {
                     Phase::Request(AlState::PreOp)
