@@ -114,9 +114,10 @@ pub fn echo_row(
 /// Wake-up latency of a thread that does nothing but sleep to each boundary.
 pub fn bare_timer_row(opts: &CycleOptions, stop: &AtomicBool) -> Row {
     let name = "bare timer";
-    if let Err(e) = realtime_setup(opts) {
-        return Row::unavailable(name, "-", e.to_string());
-    }
+    let notes = match realtime_setup(opts) {
+        Ok(n) => n,
+        Err(e) => return Row::unavailable(name, "-", e.to_string()),
+    };
     let (mut wake, mut cyc) = (Figure::default(), Figure::default());
     let period = opts.period_ns;
     let cycles = opts.duration_ns / period.max(1);
@@ -150,6 +151,7 @@ pub fn bare_timer_row(opts: &CycleOptions, stop: &AtomicBool) -> Row {
         wake: some(wake.summary()),
         cycle_time: some(cyc.summary()),
         overruns,
+        note: notes.join(", "),
         ..Default::default()
     }
 }
