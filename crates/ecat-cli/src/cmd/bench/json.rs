@@ -1,9 +1,11 @@
 //! The bench's figures as JSON: per row the median of the rounds' medians with its spread and
 //! every round's own summary, the ratios from the medians of medians and round by round.
 
-use super::report::{ratio_terms, ratios, summary_json, Target, RATIOS};
-use super::rounds::{ratio_per_round, Agg, Fig, Spread};
+use super::mincycle::{self, MinCycle};
+use super::report::{self, ratios, summary_json, Target, RATIOS};
+use super::rounds::{Agg, Fig, Spread};
 use super::row::Row;
+use super::wake;
 use ecat::perf::{Metric, Summary};
 use serde_json::{json, Value};
 
@@ -50,12 +52,12 @@ pub fn row(rows: &[Agg], r: &Agg) -> Value {
     let rs = ratios(rows, r);
     let mut ratio = serde_json::Map::new();
     let mut per_round = serde_json::Map::new();
-    for (i, t) in ratio_terms(r).iter().enumerate() {
+    for i in 0..RATIOS.len() {
         ratio.insert(RATIO_KEYS[i].into(), json!(rs[i]));
-        let pr = t.map_or(vec![None; r.rounds.len()], |(fa, b, fb)| {
-            ratio_per_round(r, fa, super::report::find(rows, b), fb)
-        });
-        per_round.insert(RATIO_KEYS[i].into(), json!(pr));
+        per_round.insert(
+            RATIO_KEYS[i].into(),
+            json!(report::ratio_rounds(rows, r, i)),
+        );
     }
     ratio.insert("per_round".into(), Value::Object(per_round));
     ratio.insert("columns".into(), json!(RATIOS));
@@ -113,6 +115,39 @@ fn perf_figure(r: &Agg, m: Metric) -> Value {
 /// Targets as JSON.
 pub fn targets(t: &[Target]) -> Value {
     t.iter()
-        .map(|(w, v, l, m)| json!({"what": w, "value": v, "limit": l, "met": m}))
+        .map(|x| {
+            json!({"what": x.what, "value": x.value, "limit": x.limit, "met": x.met,
+                   "per_round": x.per_round})
+        })
         .collect()
+}
+
+/// One peer's table: its rows, best link, targets and min-cycle ladders.
+pub fn peer_table(
+    key: &str,
+    description: &str,
+    rows: &[Agg],
+    t: &[Target],
+    mins: &[MinCycle],
+) -> Value {
+    json!({
+        "peer": key,
+        "description": description,
+        "rows": rows.iter().map(|r| row(rows, r)).collect::<Vec<_>>(),
+        "best_link": report::best(rows).map(|b| b.name.clone()),
+        "targets": targets(t),
+        "min_cycle": mincycle::json(mins),
+    })
+}
+
+/// The wake-up comparison: every setting's row (the bare timer last) and the default's ratio.
+pub fn wake(rows: &[Agg], timer: &Agg) -> Value {
+    let r = wake::default_ratio(rows, timer);
+    let refs = std::slice::from_ref(timer);
+    json!({
+        "rows": rows.iter().chain(std::iter::once(timer)).map(|x| row(refs, x)).collect::<Vec<_>>(),
+        "default_vs_bare_timer": r,
+        "target": wake::TARGET,
+        "met": r.is_some_and(|v| v <= wake::TARGET),
+    })
 }

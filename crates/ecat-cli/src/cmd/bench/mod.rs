@@ -46,8 +46,8 @@ pub struct Args {
     /// Cycle time of every row (e.g. 1ms, 500us; a bare number is microseconds)
     #[arg(long, default_value = "1ms", value_parser = |s: &str| parse_ns(s, 1_000))]
     cycle: u64,
-    /// Seconds each row runs in each round
-    #[arg(long, default_value = "2", value_parser = |s: &str| parse_ns(s, 1_000_000_000))]
+    /// Seconds each row runs in each round (3 rounds of 1.5 s: about 2.5 minutes in all)
+    #[arg(long, default_value = "1.5", value_parser = |s: &str| parse_ns(s, 1_000_000_000))]
     seconds: u64,
     /// Rounds: every row runs once per round, alternating; figures are medians of the rounds'
     /// medians
@@ -109,7 +109,8 @@ impl PeerWait {
                 peer::PEER_CPU
             ),
             PeerWait::Busy => format!(
-                "busy peer (busy-polling under SCHED_OTHER on CPU {}, always ready like hardware)",
+                "busy peer (busy-polling under SCHED_OTHER nice {} on CPU {}, always ready like hardware)",
+                peer::BUSY_PEER_NICE,
                 peer::PEER_CPU
             ),
         }
@@ -461,18 +462,8 @@ pub fn run(a: Args) -> CmdResult {
         print!("{}", report::targets_text(&peers[t].describe(), &tg));
         all_targets.push(tg);
     }
-    let wake_ratio = wake::default_ratio(&wakes, &timer);
     if !a.no_wake {
-        println!(
-            "  wake-up latency of ecat run's defaults vs the bare timer: {} (target ≤ {}) {}",
-            wake_ratio.map_or("n/a".into(), |v| format!("{v:.2}")),
-            wake::TARGET,
-            if wake_ratio.is_some_and(|v| v <= wake::TARGET) {
-                "met"
-            } else {
-                "NOT met"
-            }
-        );
+        print!("{}", wake::target_text(&wakes, &timer));
     }
     let load_end = loadavg();
     println!("load average at the end: {}", load_text(load_end));
@@ -481,14 +472,8 @@ pub fn run(a: Args) -> CmdResult {
             .iter()
             .enumerate()
             .map(|(t, rows)| {
-                json!({
-                    "peer": peers[t].key(),
-                    "description": peers[t].describe(),
-                    "rows": rows.iter().map(|r| json::row(rows, r)).collect::<Vec<_>>(),
-                    "best_link": report::best(rows).map(|b| b.name.clone()),
-                    "targets": json::targets(&all_targets[t]),
-                    "min_cycle": mincycle::json(&mins[t]),
-                })
+                let (key, what) = (peers[t].key(), peers[t].describe());
+                json::peer_table(key, &what, rows, &all_targets[t], &mins[t])
             })
             .collect();
         let j = json!({
@@ -508,12 +493,7 @@ pub fn run(a: Args) -> CmdResult {
             "best_link": peer_json[0]["best_link"],
             "targets": peer_json[0]["targets"],
             "min_cycle": peer_json[0]["min_cycle"],
-            "wake": if a.no_wake { serde_json::Value::Null } else { json!({
-                "rows": wakes.iter().chain(std::iter::once(&timer)).map(|r| json::row(std::slice::from_ref(&timer), r)).collect::<Vec<_>>(),
-                "default_vs_bare_timer": wake_ratio,
-                "target": wake::TARGET,
-                "met": wake_ratio.is_some_and(|v| v <= wake::TARGET),
-            }) },
+            "wake": if a.no_wake { serde_json::Value::Null } else { json::wake(&wakes, &timer) },
         });
         std::fs::write(path, serde_json::to_string_pretty(&j)?)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;

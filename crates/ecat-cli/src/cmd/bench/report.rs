@@ -4,7 +4,7 @@
 //! asserted). The JSON form is in `json`.
 
 use super::mincycle::MinCycle;
-use super::rounds::{ratio, Agg, Fig, Spread};
+use super::rounds::{ratio, ratio_per_round, Agg, Fig, Spread};
 use ecat::perf::{Metric, Summary};
 
 /// The ratios of a row, in table order.
@@ -155,11 +155,43 @@ pub fn seed003(r: &Agg) -> String {
     o
 }
 
-/// One target: what, the measured value, the limit, met.
-pub type Target = (String, Option<f64>, f64, bool);
+/// One target: what, the measured value, the limit, whether it is met, and the value round
+/// by round (ratios only).
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// What is compared.
+    pub what: String,
+    /// The measured value (a ratio of medians of medians, or µs).
+    pub value: Option<f64>,
+    /// The limit it should not exceed.
+    pub limit: f64,
+    /// `value <= limit`.
+    pub met: bool,
+    /// The same ratio in each round (`None` where a side did not run).
+    pub per_round: Vec<Option<f64>>,
+}
 
-fn push(t: &mut Vec<Target>, what: String, v: Option<f64>, limit: f64) {
-    t.push((what, v, limit, v.is_some_and(|v| v <= limit)));
+fn push(
+    t: &mut Vec<Target>,
+    what: String,
+    value: Option<f64>,
+    limit: f64,
+    per_round: Vec<Option<f64>>,
+) {
+    t.push(Target {
+        what,
+        value,
+        limit,
+        met: value.is_some_and(|v| v <= limit),
+        per_round,
+    });
+}
+
+/// Ratio `i` of row `r` in each round.
+pub fn ratio_rounds(rows: &[Agg], r: &Agg, i: usize) -> Vec<Option<f64>> {
+    ratio_terms(r)[i].map_or(vec![None; r.rounds.len()], |(fa, b, fb)| {
+        ratio_per_round(r, fa, find(rows, b), fb)
+    })
 }
 
 /// The targets of one peer's table, each with the measured value and whether it is met.
@@ -174,6 +206,7 @@ pub fn targets(rows: &[Agg], min: &[MinCycle]) -> Vec<Target> {
         format!("round trip on the best link ({}) vs the echo floor", b.name),
         rtt,
         1.5,
+        ratio_rounds(rows, b, 0),
     );
     push(
         &mut t,
@@ -183,12 +216,14 @@ pub fn targets(rows: &[Agg], min: &[MinCycle]) -> Vec<Target> {
         ),
         task,
         0.5,
+        ratio_rounds(rows, b, 2),
     );
     push(
         &mut t,
         format!("wake-up latency ({}) vs the bare timer", b.name),
         wake,
         1.2,
+        ratio_rounds(rows, b, 1),
     );
     if let Some(m) = min
         .iter()
@@ -200,6 +235,7 @@ pub fn targets(rows: &[Agg], min: &[MinCycle]) -> Vec<Target> {
             format!("smallest stable cycle in µs ({})", m.name),
             m.min_stable_ns.map(|n| n as f64 / 1e3),
             100.0,
+            Vec::new(),
         );
     }
     t
@@ -208,11 +244,23 @@ pub fn targets(rows: &[Agg], min: &[MinCycle]) -> Vec<Target> {
 /// The targets as text.
 pub fn targets_text(title: &str, t: &[Target]) -> String {
     let mut o = format!("targets, {title} (medians of medians; reported, not asserted):\n");
-    for (what, v, limit, met) in t {
+    for x in t {
+        let rounds: Vec<String> = x
+            .per_round
+            .iter()
+            .map(|v| v.map_or("-".into(), |v| format!("{v:.2}")))
+            .collect();
         o.push_str(&format!(
-            "  {what}: {} (target ≤ {limit}) {}\n",
-            v.map_or("n/a".into(), |v| format!("{v:.2}")),
-            if *met { "met" } else { "NOT met" }
+            "  {}: {}{} (target ≤ {}) {}\n",
+            x.what,
+            x.value.map_or("n/a".into(), |v| format!("{v:.2}")),
+            if rounds.is_empty() {
+                String::new()
+            } else {
+                format!(" (rounds {})", rounds.join(", "))
+            },
+            x.limit,
+            if x.met { "met" } else { "NOT met" }
         ));
     }
     o

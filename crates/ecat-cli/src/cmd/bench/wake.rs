@@ -77,3 +77,17 @@ pub fn default_ratio(rows: &[Agg], timer: &Agg) -> Option<f64> {
     let d = find(rows, ROWS[0].0)?;
     ratio(d, Fig::Wake, Some(timer), Fig::Wake)
 }
+
+/// The target line of the default run.
+pub fn target_text(rows: &[Agg], timer: &Agg) -> String {
+    let r = default_ratio(rows, timer);
+    format!(
+        "  wake-up latency of ecat run's defaults vs the bare timer: {} (target ≤ {TARGET}) {}\n",
+        r.map_or("n/a".into(), |v| format!("{v:.2}")),
+        if r.is_some_and(|v| v <= TARGET) {
+            "met"
+        } else {
+            "NOT met"
+        }
+    )
+}
