@@ -109,8 +109,7 @@ impl PeerWait {
                 peer::PEER_CPU
             ),
             PeerWait::Busy => format!(
-                "busy peer (busy-polling under SCHED_OTHER nice {} on CPU {}, always ready like hardware)",
-                peer::BUSY_PEER_NICE,
+                "busy peer (busy-polling under SCHED_OTHER on CPU {}, always ready like hardware)",
                 peer::PEER_CPU
             ),
         }
@@ -421,6 +420,7 @@ pub fn run(a: Args) -> CmdResult {
     for (t, rows) in tables.iter().enumerate() {
         println!("\n== {} ==", peers[t].describe());
         print!("{}", report::table(rows));
+        print!("{}", report::missed_rounds(rows));
         if let Some(c) = report::find(rows, "ethercrab").and_then(|c| c.first()) {
             println!("ethercrab: {}", c.note);
         }

@@ -3,11 +3,8 @@
 //! simulated network. Pinned to the other CPU so the measured thread has its core to itself:
 //! by default under SCHED_FIFO receiving in Block mode; with `--peer busy` busy-polling under
 //! SCHED_OTHER (always ready, like real SubDevices that answer in microseconds, without the
-//! wake-up tail of a sleeping thread; SCHED_OTHER so RT throttling never stalls it) at nice
-//! -20, so that builds sharing its CPU take slices of it rarely (at nice 0 a spinning peer
-//! gets only its fair share of the CPU and half the frames came back late on a loaded
-//! machine). Every row starts a fresh peer (a fresh network: every SubDevice in INIT,
-//! counters at zero).
+//! wake-up tail of a sleeping thread; SCHED_OTHER so RT throttling never stalls it). Every row
+//! starts a fresh peer (a fresh network: every SubDevice in INIT, counters at zero).
 
 use ecat::link::raw::RawSocket;
 use ecat::link::Link;
@@ -27,19 +24,7 @@ pub const MEASURED_PRIO: i32 = 40;
 /// SCHED_FIFO priority of the peer.
 pub const PEER_PRIO: i32 = 50;
 
-/// Nice value of the busy-polling peer (SCHED_OTHER).
-pub const BUSY_PEER_NICE: i32 = -20;
-
-/// Give the calling thread `value` as its nice value (best effort).
-fn nice(value: i32) {
-    // SAFETY: plain syscalls; setpriority on the calling thread's id affects that thread only.
-    unsafe {
-        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-        libc::setpriority(libc::PRIO_PROCESS, tid, value);
-    }
-}
-
-/// Busy-polling peer (`--peer busy`), set for each row before its peer starts.
+/// Busy-polling peer (`--peer busy`), set once before the rows run.
 pub static PEER_BUSY: AtomicBool = AtomicBool::new(false);
 
 /// What the peer does with a frame.
@@ -73,9 +58,7 @@ impl Peer {
                 }
                 pin_thread(PEER_CPU);
                 let busy = PEER_BUSY.load(Ordering::Relaxed);
-                if busy {
-                    nice(BUSY_PEER_NICE);
-                } else {
+                if !busy {
                     fifo(PEER_PRIO);
                 }
                 let mut net = match &kind {

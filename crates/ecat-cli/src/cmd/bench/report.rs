@@ -116,6 +116,22 @@ pub fn table(rows: &[Agg]) -> String {
     o
 }
 
+/// One line for each round in which a row that ran elsewhere could not run, with the reason.
+pub fn missed_rounds(rows: &[Agg]) -> String {
+    let mut o = String::new();
+    for r in rows.iter().filter(|r| r.available()) {
+        for (i, x) in r.rounds.iter().enumerate().filter(|(_, x)| !x.available) {
+            o.push_str(&format!(
+                "{}: round {} not run ({})\n",
+                r.name,
+                i + 1,
+                x.note
+            ));
+        }
+    }
+    o
+}
+
 /// The best ecat row: lowest median of medians of the round trip among the rows that ran.
 pub fn best(rows: &[Agg]) -> Option<&Agg> {
     rows.iter()

@@ -66,6 +66,7 @@ pub fn text(rows: &[Agg], timer: &Agg, rounds: usize) -> String {
             r.first().map_or("", |f| f.note.as_str())
         ));
     }
+    o.push_str(&super::report::missed_rounds(rows));
     o.push_str(
         "  (/timer = the setting's median of medians of wake-up latency / the bare timer's)\n",
     );
