@@ -15,7 +15,10 @@
 //! Every row runs once per round (`--rounds`, default 3), the rows alternating within a round
 //! and each round starting one step further down the list, so drift on a shared machine hits
 //! every row alike; each figure is the median of the rounds' medians with its spread
-//! (`rounds`). Namespace and pair are removed on the way out, also after Ctrl-C or a panic.
+//! (`rounds`). While it runs, the bench holds /dev/cpu_dma_latency at 0 (as cyclictest does;
+//! `--no-dma-latency` to leave the CPUs' idle states alone), so that a wake-up costs the same
+//! whether the other CPU happens to be busy or idle. Namespace and pair are removed on the
+//! way out, also after Ctrl-C or a panic.
 //! `--find-min-cycle` then walks each row down the cycle-time ladder (see `mincycle`).
 
 mod ecat_rows;
@@ -75,6 +78,10 @@ pub struct Args {
     /// always ready, like hardware) or both (one table each)
     #[arg(long, value_enum, default_value = "both")]
     peer: PeerChoice,
+    /// Leave the CPUs' idle states alone (by default the bench holds /dev/cpu_dma_latency at
+    /// 0 while it runs, as cyclictest does)
+    #[arg(long)]
+    no_dma_latency: bool,
     /// ecat rows: wake this early and spin to the cycle boundary (e.g. 20us), as
     /// `ecat run --busy-wait` does; the bare timer stays a plain sleeper
     #[arg(long, default_value = "0", value_parser = |s: &str| parse_ns(s, 1_000))]
@@ -313,6 +320,21 @@ impl Bench<'_> {
     }
 }
 
+/// Hold /dev/cpu_dma_latency at 0 while the returned file stays open, as cyclictest does: the
+/// CPUs poll instead of entering an idle state, so waking a thread costs the same whether its
+/// CPU was busy or idle. Without it, on this 2-core VM the floor's median round trip moved
+/// between two levels from round to round (about ±45 %) with the load on the other CPU.
+fn hold_dma_latency() -> Result<std::fs::File, String> {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/cpu_dma_latency")
+        .map_err(|e| format!("/dev/cpu_dma_latency: {e}"))?;
+    f.write_all(&0i32.to_ne_bytes())
+        .map_err(|e| format!("/dev/cpu_dma_latency: {e}"))?;
+    Ok(f)
+}
+
 /// The load average (1, 5, 15 minutes), if readable.
 fn loadavg() -> Option<[f64; 3]> {
     let s = std::fs::read_to_string("/proc/loadavg").ok()?;
@@ -348,6 +370,11 @@ pub fn run(a: Args) -> CmdResult {
     } else {
         ethercrab::prepare()
     };
+    let dma = if a.no_dma_latency {
+        Err("left alone (--no-dma-latency)".to_string())
+    } else {
+        hold_dma_latency()
+    };
     let base = format!("ecb{}", std::process::id() % 100_000);
     let v = VethNs::create(&base)?;
     let load_start = loadavg();
@@ -357,6 +384,13 @@ pub fn run(a: Args) -> CmdResult {
         MEASURED_CPU, MEASURED_PRIO,
         peers.iter().map(|p| p.key()).collect::<Vec<_>>().join(", "),
         load_text(load_start)
+    );
+    println!(
+        "CPU idle states: {}",
+        match &dma {
+            Ok(_) => "/dev/cpu_dma_latency held at 0 for the whole run (CPUs poll instead of sleeping, as under cyclictest; --no-dma-latency to leave them alone)".to_string(),
+            Err(e) => format!("not held ({e})"),
+        }
     );
     let names = table_names();
     let mut tables: Vec<Vec<Agg>> = peers
@@ -485,6 +519,7 @@ pub fn run(a: Args) -> CmdResult {
             "veth": {"near": v.near, "far": v.far, "namespace": v.ns},
             "cpus": ecat::netns::cpus(),
             "ethercrab_version": ethercrab::version(),
+            "cpu_dma_latency_held": dma.is_ok(),
             "load_average": {"start": load_start, "end": load_end, "after_each_round": round_loads},
             "legend": report::legend(rounds),
             "peers": peer_json,
