@@ -15,10 +15,8 @@
 //! Every row runs once per round (`--rounds`, default 3), the rows alternating within a round
 //! and each round starting one step further down the list, so drift on a shared machine hits
 //! every row alike; each figure is the median of the rounds' medians with its spread
-//! (`rounds`). While it runs, the bench holds /dev/cpu_dma_latency at 0 (as cyclictest does;
-//! `--no-dma-latency` to leave the CPUs' idle states alone), so that a wake-up costs the same
-//! whether the other CPU happens to be busy or idle. Namespace and pair are removed on the
-//! way out, also after Ctrl-C or a panic.
+//! (`rounds`). `--dma-latency` holds /dev/cpu_dma_latency at 0 while it runs, as cyclictest
+//! does. Namespace and pair are removed on the way out, also after Ctrl-C or a panic.
 //! `--find-min-cycle` then walks each row down the cycle-time ladder (see `mincycle`).
 
 mod ecat_rows;
@@ -78,10 +76,10 @@ pub struct Args {
     /// always ready, like hardware) or both (one table each)
     #[arg(long, value_enum, default_value = "both")]
     peer: PeerChoice,
-    /// Leave the CPUs' idle states alone (by default the bench holds /dev/cpu_dma_latency at
-    /// 0 while it runs, as cyclictest does)
+    /// Hold /dev/cpu_dma_latency at 0 while the bench runs, as cyclictest does (CPUs poll
+    /// instead of sleeping)
     #[arg(long)]
-    no_dma_latency: bool,
+    dma_latency: bool,
     /// ecat rows: wake this early and spin to the cycle boundary (e.g. 20us), as
     /// `ecat run --busy-wait` does; the bare timer stays a plain sleeper
     #[arg(long, default_value = "0", value_parser = |s: &str| parse_ns(s, 1_000))]
@@ -321,9 +319,9 @@ impl Bench<'_> {
 }
 
 /// Hold /dev/cpu_dma_latency at 0 while the returned file stays open, as cyclictest does: the
-/// CPUs poll instead of entering an idle state, so waking a thread costs the same whether its
-/// CPU was busy or idle. Without it, on this 2-core VM the floor's median round trip moved
-/// between two levels from round to round (about ±45 %) with the load on the other CPU.
+/// CPUs poll instead of entering an idle state. Off by default (`ecat run` does not do it, and
+/// on this shared 2-core VM it did not make the echo floor hold still: its round medians
+/// still jumped between about 15 and 60 µs with and without it).
 fn hold_dma_latency() -> Result<std::fs::File, String> {
     use std::io::Write;
     let mut f = std::fs::OpenOptions::new()
@@ -370,10 +368,10 @@ pub fn run(a: Args) -> CmdResult {
     } else {
         ethercrab::prepare()
     };
-    let dma = if a.no_dma_latency {
-        Err("left alone (--no-dma-latency)".to_string())
-    } else {
+    let dma = if a.dma_latency {
         hold_dma_latency()
+    } else {
+        Err("left alone; --dma-latency holds /dev/cpu_dma_latency at 0".to_string())
     };
     let base = format!("ecb{}", std::process::id() % 100_000);
     let v = VethNs::create(&base)?;
@@ -388,8 +386,8 @@ pub fn run(a: Args) -> CmdResult {
     println!(
         "CPU idle states: {}",
         match &dma {
-            Ok(_) => "/dev/cpu_dma_latency held at 0 for the whole run (CPUs poll instead of sleeping, as under cyclictest; --no-dma-latency to leave them alone)".to_string(),
-            Err(e) => format!("not held ({e})"),
+            Ok(_) => "/dev/cpu_dma_latency held at 0 for the whole run (CPUs poll instead of sleeping, as under cyclictest)".to_string(),
+            Err(e) => e.clone(),
         }
     );
     let names = table_names();
