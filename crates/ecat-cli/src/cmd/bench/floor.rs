@@ -17,11 +17,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// The first cycle boundary: a whole multiple of the period on CLOCK_MONOTONIC, at least one
-/// period ahead. Every floor round thus runs at the same phase to the clock. Started at a
-/// random phase (now + period), the echo floor's median round trip on this 2-core VM sat
-/// near 15 µs in some rows and near 40–60 µs in others (about 4 rows in 10), each row keeping
-/// its level for its whole window, while the ecat rows did not jump; at a fixed phase 17 of
-/// 18 floor round medians sat at one level and three runs' best-link ratios were 1.16–1.18.
+/// period ahead, so that every floor round runs at the same phase to the clock and the phase
+/// is not one more thing that differs between rounds. It does not remove the two levels the
+/// echo floor shows on this shared 2-core VM: a row's median round trip sits either near
+/// 15 µs or near 40–70 µs and keeps that level for its whole window (the ecat rows, against
+/// the simulated network, do not jump like this), so with 3 rounds the floor's median of
+/// medians, and every rtt/floor ratio with it, can move by about 2x from run to run.
 pub fn first_boundary(period: u64) -> u64 {
     let period = period.max(1);
     (mono_ns() / period + 2) * period
