@@ -346,6 +346,7 @@ pub fn run(
                 .saturating_sub(mono_ns())
                 .saturating_sub(period / 10);
         if rt.wait_return(deadline)? {
+            perf.record(Metric::DataBack, mono_ns().saturating_sub(t0));
             perf.record(Metric::RoundTrip, rt.round_trip_ns());
             if let Some(m) = rt.dc_sync_monitor_ns() {
                 perf.record(Metric::DcSyncMonitor, m as u64);

@@ -2,12 +2,14 @@
 //!
 //! Definitions (ARCHITECTURE §7): cycle time (between consecutive wake-ups), wake-up latency
 //! (wake-up minus the scheduled time), task duration (wake-up to end of send) split into jobs
-//! (process received frames, application, send cyclic frames, acyclic work), and the round trip
-//! of the cyclic frames. Each [`Figure`] keeps min/max/sum/sum of squares and an HDR histogram
-//! (3 significant digits up to 10 s), so medians and p99 are exact enough and recording never
-//! allocates. [`Perf`] keeps every figure twice: for the current report window (reset at each
-//! report, printed as `PerfMsmt` lines) and for the whole run, plus the worst case of every
-//! minute so that 12-hour runs keep flat memory (60 numbers per hour and figure).
+//! (process received frames, application, send cyclic frames, acyclic work), the round trip
+//! of the cyclic frames, and wake-up to data back (the whole exchange: wake-up until the
+//! cyclic frames are back with their inputs in the images). Each [`Figure`] keeps
+//! min/max/sum/sum of squares and an HDR histogram (3 significant digits up to 10 s), so
+//! medians and p99 are exact enough and recording never allocates. [`Perf`] keeps every
+//! figure twice: for the current report window (reset at each report, printed as `PerfMsmt`
+//! lines) and for the whole run, plus the worst case of every minute so that 12-hour runs
+//! keep flat memory (60 numbers per hour and figure).
 
 use hdrhistogram::Histogram;
 use std::fmt::Write;
@@ -33,10 +35,13 @@ pub enum Metric {
     RoundTrip,
     /// Distributed clocks: upper bound of the largest |system time difference| (sync monitor).
     DcSyncMonitor,
+    /// Wake-up until every cyclic frame of the cycle is back and its inputs are in the domain
+    /// images: the whole exchange, comparable with a `tx_rx`-style master's cycle.
+    DataBack,
 }
 
 /// Number of metrics.
-pub const METRICS: usize = 9;
+pub const METRICS: usize = 10;
 
 impl Metric {
     /// Every metric.
@@ -50,6 +55,7 @@ impl Metric {
         Metric::JobAcyclic,
         Metric::RoundTrip,
         Metric::DcSyncMonitor,
+        Metric::DataBack,
     ];
 
     /// The name in `PerfMsmt` lines.
@@ -64,6 +70,7 @@ impl Metric {
             Metric::JobAcyclic => "JOB_SendAcycFrames",
             Metric::RoundTrip => "RoundTrip (TX+RX)",
             Metric::DcSyncMonitor => "DC Sync Monitor (max |system time difference|)",
+            Metric::DataBack => "Wake-up to Data Back",
         }
     }
 
@@ -79,6 +86,7 @@ impl Metric {
             Metric::JobAcyclic => "job_acyclic",
             Metric::RoundTrip => "round_trip",
             Metric::DcSyncMonitor => "dc_sync_monitor",
+            Metric::DataBack => "wake_to_data_back",
         }
     }
 }

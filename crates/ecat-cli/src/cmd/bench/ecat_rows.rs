@@ -3,8 +3,11 @@
 //! Open the link, scan, activate (configuration from the SII), bring every SubDevice to OP,
 //! apply the cycle thread's real-time settings, then `cycle::run` for the window with seed
 //! 003's kind of application (read every input byte, count every output byte up). The row
-//! carries every `Perf` figure, the frame counters, WKC errors (cycles in which a domain was
-//! not complete while every SubDevice was in OP) and overruns.
+//! carries every `Perf` figure (wake-up to data back included), the frame counters of the
+//! window (bring-up losses are not counted against it, as for ethercrab and the floors), WKC
+//! errors (cycles in which a domain was not complete while every SubDevice was in OP) and
+//! overruns. [`Setup`] chooses how the thread is prepared: the bench's settings, or with
+//! `ecat run`'s defaults, or not at all (an ordinary thread), for the wake-up comparison.
 
 use super::row::{some, Row};
 use ecat::cycle::{self, realtime_setup, CycleOptions, LoopCounters};
@@ -27,9 +30,26 @@ pub fn cyclic_frame_len(network: &str) -> Result<usize, String> {
     Ok(rt.frame_layout().1)
 }
 
+/// How the measured thread is prepared before the cycle starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Setup {
+    /// `realtime_setup` with the options given (the bench's or `ecat run`'s).
+    Realtime,
+    /// Nothing at all: an ordinary SCHED_OTHER thread with the timer slack it inherited
+    /// (Linux's default 50 µs).
+    Plain,
+}
+
 /// One ecat row on `spec` (e.g. `raw:ecb1a`).
-pub fn ecat_row(name: &str, spec: &str, busy: bool, opts: &CycleOptions, stop: &AtomicBool) -> Row {
-    match measure(spec, busy, opts, stop) {
+pub fn ecat_row(
+    name: &str,
+    spec: &str,
+    busy: bool,
+    opts: &CycleOptions,
+    setup: Setup,
+    stop: &AtomicBool,
+) -> Row {
+    match measure(spec, busy, opts, setup, stop) {
         Ok(mut r) => {
             r.name = name.into();
             r
@@ -38,7 +58,13 @@ pub fn ecat_row(name: &str, spec: &str, busy: bool, opts: &CycleOptions, stop: &
     }
 }
 
-fn measure(spec: &str, busy: bool, opts: &CycleOptions, stop: &AtomicBool) -> Result<Row, String> {
+fn measure(
+    spec: &str,
+    busy: bool,
+    opts: &CycleOptions,
+    setup: Setup,
+    stop: &AtomicBool,
+) -> Result<Row, String> {
     let lo = LinkOptions {
         recv_mode: if busy {
             RecvMode::BusyPoll
@@ -58,7 +84,11 @@ fn measure(spec: &str, busy: bool, opts: &CycleOptions, stop: &AtomicBool) -> Re
     let bringup = rt.run_until_state(AlState::Op, period, 5_000_000_000 / period);
     while rt.next_event().is_some() {}
     bringup.map_err(|e| format!("bring-up to OP: {e}"))?;
-    realtime_setup(opts).map_err(|e| e.to_string())?;
+    let notes = match setup {
+        Setup::Realtime => realtime_setup(opts).map_err(|e| e.to_string())?,
+        Setup::Plain => vec![format!("SCHED_OTHER, timer slack {} ns", timer_slack_ns())],
+    };
+    let (before, _, _) = rt.counters();
     let mut perf = Perf::new();
     let mut wkc_errors = 0u64;
     let mut app = |rt: &mut Runtime, cycle: u64| {
@@ -98,12 +128,19 @@ fn measure(spec: &str, busy: bool, opts: &CycleOptions, stop: &AtomicBool) -> Re
         round_trip: some(totals[Metric::RoundTrip as usize]),
         wake: some(totals[Metric::WakeLatency as usize]),
         task: some(totals[Metric::TaskDuration as usize]),
+        back: some(totals[Metric::DataBack as usize]),
         cycle_time: some(totals[Metric::CycleTime as usize]),
-        frames_sent: cy.frames_sent,
-        frames_lost: cy.frames_lost,
+        frames_sent: cy.frames_sent - before.frames_sent,
+        frames_lost: cy.frames_lost - before.frames_lost,
         wkc_errors,
         overruns: counters.overruns,
         perf: Some(totals),
-        note: String::new(),
+        note: notes.join(", "),
     })
+}
+
+/// The calling thread's timer slack (ns).
+pub fn timer_slack_ns() -> u64 {
+    // SAFETY: PR_GET_TIMERSLACK takes no pointer and returns the slack.
+    unsafe { libc::prctl(libc::PR_GET_TIMERSLACK) as u64 }
 }

@@ -169,7 +169,7 @@ pub fn ethercrab_row(
         cycles,
         round_trip: j.get("round_trip").and_then(summary),
         wake: j.get("wake_latency").and_then(summary),
-        task: j.get("per_cycle").and_then(summary),
+        back: j.get("per_cycle").and_then(summary),
         frames_sent: cycles,
         frames_lost: errors,
         wkc_errors: u("wkc_errors"),

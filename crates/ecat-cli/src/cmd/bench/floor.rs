@@ -5,7 +5,9 @@
 //! the round trip (raw socket, Block or BusyPoll like the ecat row it is compared with).
 //! `bare timer`: a thread with the cycle thread's settings that only sleeps to each boundary
 //! (`clock_nanosleep` absolute) and records how late it woke, as cyclictest does; it counts an
-//! overrun when it wakes past the next boundary (what the machine alone allows).
+//! overrun when it wakes past the next boundary (what the machine alone allows). Both start
+//! on a whole multiple of the period ([`first_boundary`]), so their phase to the clock is the
+//! same in every round.
 
 use super::row::{some, Row};
 use ecat::cycle::{mono_ns, realtime_setup, sleep_until, CycleOptions};
@@ -13,6 +15,18 @@ use ecat::link::{LinkOptions, RecvMode};
 use ecat::perf::Figure;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+/// The first cycle boundary: a whole multiple of the period on CLOCK_MONOTONIC, at least one
+/// period ahead, so that every floor round runs at the same phase to the clock and the phase
+/// is not one more thing that differs between rounds. It does not remove the two levels the
+/// echo floor shows on this shared 2-core VM: a row's median round trip sits either near
+/// 15 µs or near 40–70 µs and keeps that level for its whole window (the ecat rows, against
+/// the simulated network, do not jump like this), so with 3 rounds the floor's median of
+/// medians, and every rtt/floor ratio with it, can move by about 2x from run to run.
+pub fn first_boundary(period: u64) -> u64 {
+    let period = period.max(1);
+    (mono_ns() / period + 2) * period
+}
 
 /// An EtherCAT frame of `len` bytes (at least 60): broadcast, one BRD datagram filling it.
 pub fn echo_frame(len: usize) -> Vec<u8> {
@@ -62,7 +76,7 @@ pub fn echo_row(
     let period = opts.period_ns;
     let cycles = opts.duration_ns / period.max(1);
     let (mut lost, mut overruns, mut sent) = (0u64, 0u64, 0u64);
-    let mut next = mono_ns() + period;
+    let mut next = first_boundary(period);
     let mut last = 0;
     for _ in 0..cycles {
         if stop.load(Ordering::Relaxed) {
@@ -114,13 +128,14 @@ pub fn echo_row(
 /// Wake-up latency of a thread that does nothing but sleep to each boundary.
 pub fn bare_timer_row(opts: &CycleOptions, stop: &AtomicBool) -> Row {
     let name = "bare timer";
-    if let Err(e) = realtime_setup(opts) {
-        return Row::unavailable(name, "-", e.to_string());
-    }
+    let notes = match realtime_setup(opts) {
+        Ok(n) => n,
+        Err(e) => return Row::unavailable(name, "-", e.to_string()),
+    };
     let (mut wake, mut cyc) = (Figure::default(), Figure::default());
     let period = opts.period_ns;
     let cycles = opts.duration_ns / period.max(1);
-    let mut next = mono_ns() + period;
+    let mut next = first_boundary(period);
     let mut last = 0;
     let (mut n, mut overruns) = (0, 0);
     for _ in 0..cycles {
@@ -150,6 +165,7 @@ pub fn bare_timer_row(opts: &CycleOptions, stop: &AtomicBool) -> Row {
         wake: some(wake.summary()),
         cycle_time: some(cyc.summary()),
         overruns,
+        note: notes.join(", "),
         ..Default::default()
     }
 }

@@ -1,11 +1,13 @@
-//! `--find-min-cycle`: seed 002's headline figure. For each link, run a window at ever shorter
-//! cycle times until a window is unstable (more than 0.1 % of its cycles with a lost frame, a
-//! WKC error or an overrun, or it could not run at all); the smallest stable cycle is the
-//! result. The ladder starts at 1 ms and stops at the first unstable step. A failed window is
-//! run once more before the step counts as unstable: on a shared machine one stall of a few
-//! milliseconds would otherwise decide the result on its own. Both windows are reported.
-//! The `bare timer` ladder (a thread that only sleeps; an overrun is a wake-up past the next
-//! boundary) shows how far the machine itself allows.
+//! `--find-min-cycle`: seed 002's headline figure. For each row (every ecat link, ethercrab and
+//! the bare timer), run a window at ever shorter cycle times until a step is unstable; the
+//! smallest stable cycle is the result. One rule for every row: a window is stable when it
+//! ran and at most 0.1 % of its cycles had a lost frame, a WKC error or an overrun (counted
+//! over the window only, never the bring-up; for the bare timer an overrun is a wake-up past
+//! the next boundary). The ladder starts at 1 ms; a failed window (unstable, or not run at
+//! all, e.g. a bring-up that timed out) is run once more before the step counts as unstable,
+//! since on a shared machine one stall of a few milliseconds would otherwise decide the
+//! result on its own; both windows are reported. Each row's limit is printed next to the bare
+//! timer's: how far the machine itself allows.
 
 use super::row::Row;
 use serde_json::{json, Value};
@@ -49,7 +51,7 @@ pub fn find(name: &str, stop: &dyn Fn() -> bool, measure: &mut dyn FnMut(u64) ->
         }
         let row = measure(p);
         let mut ok = row.stable();
-        let retry = !ok && row.available && !stop();
+        let retry = !ok && !stop();
         m.steps.push(Step { period_ns: p, row });
         if retry {
             let row = measure(p);
@@ -80,21 +82,33 @@ fn step_text(s: &Step) -> String {
     )
 }
 
-/// The results as text: one line per link, then the steps.
+/// The results as text: one line per row with the bare timer's limit beside it, then the
+/// steps.
 pub fn text(all: &[MinCycle]) -> String {
+    let us = |m: &MinCycle| {
+        m.min_stable_ns
+            .map_or("none (unstable at 1 ms)".into(), |n| {
+                format!("{:.1} µs", n as f64 / 1e3)
+            })
+    };
+    let timer = all.iter().find(|m| m.name == "bare timer");
     let mut o = String::from(
-        "smallest stable cycle (≤ 0.1 % of cycles with lost frames, WKC errors or overruns):\n",
+        "smallest stable cycle (one rule for every row: ≤ 0.1 % of a window's cycles with a lost frame, a WKC error or an overrun; a failed window runs once more):\n",
     );
+    o.push_str(&format!(
+        "  {:<16} {:>24} {:>24}\n",
+        "row", "limit", "bare timer"
+    ));
     for m in all {
         o.push_str(&format!(
-            "  {:<16} {}\n",
+            "  {:<16} {:>24} {:>24}\n",
             m.name,
-            m.min_stable_ns
-                .map_or("none (unstable at 1 ms)".into(), |n| format!(
-                    "{:.1} µs",
-                    n as f64 / 1e3
-                ))
+            us(m),
+            timer.map_or("-".into(), us)
         ));
+    }
+    for m in all {
+        o.push_str(&format!("  {} steps:\n", m.name));
         for s in &m.steps {
             o.push_str(&format!("      {}\n", step_text(s)));
         }
@@ -104,12 +118,18 @@ pub fn text(all: &[MinCycle]) -> String {
 
 /// The results as JSON.
 pub fn json(all: &[MinCycle]) -> Value {
+    let timer = all
+        .iter()
+        .find(|m| m.name == "bare timer")
+        .and_then(|m| m.min_stable_ns)
+        .map(|n| n as f64 / 1e3);
     Value::Array(
         all.iter()
             .map(|m| {
                 json!({
                     "name": m.name,
                     "min_stable_cycle_us": m.min_stable_ns.map(|n| n as f64 / 1e3),
+                    "bare_timer_min_stable_cycle_us": timer,
                     "steps": m.steps.iter().map(|s| json!({
                         "cycle_us": s.period_ns as f64 / 1e3,
                         "ran": s.row.available,
@@ -121,6 +141,7 @@ pub fn json(all: &[MinCycle]) -> Value {
                         "stable": s.row.stable(),
                         "round_trip_p50_us": s.row.round_trip.map(|r| r.p50 as f64 / 1e3),
                         "task_p50_us": s.row.task.map(|r| r.p50 as f64 / 1e3),
+                        "wake_to_data_back_p50_us": s.row.back.map(|r| r.p50 as f64 / 1e3),
                     })).collect::<Vec<_>>(),
                 })
             })
@@ -147,5 +168,22 @@ mod tests {
         assert_eq!(m.min_stable_ns, Some(150_000));
         assert_eq!(seen[seen.len() - 2..], [125_000, 125_000]);
         assert_eq!(m.steps.len(), 7);
+    }
+
+    #[test]
+    fn a_window_that_did_not_run_gets_the_same_second_chance() {
+        let mut n = 0;
+        let m = find("x", &|| false, &mut |p| {
+            n += 1;
+            Row {
+                available: n != 2,
+                cycles: 1000,
+                overruns: if p < 250_000 { 5 } else { 0 },
+                ..Default::default()
+            }
+        });
+        assert_eq!(m.min_stable_ns, Some(250_000));
+        assert_eq!(m.steps.len(), 6);
+        assert!(!m.steps[1].row.available && m.steps[2].row.available);
     }
 }

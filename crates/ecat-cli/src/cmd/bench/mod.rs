@@ -1,29 +1,42 @@
 //! `ecat bench`: one run that measures ecat side by side with its floors and with ethercrab,
-//! on one veth pair, and prints one table of medians and ratios (ARCHITECTURE §8 item 6:
-//! ratios in one run, never timed assertions).
+//! on one veth pair, and prints medians and ratios (ARCHITECTURE §8 item 6: ratios in one
+//! run, never timed assertions).
 //!
 //! Rows: `floor echo` (the peer sends each frame straight back; Block and BusyPoll), `bare
 //! timer` (a thread that only sleeps to each boundary), `ecat <link>` for raw, mmap and xdp in
-//! Block and BusyPoll mode (the real runtime: scan, activate, OP, `cycle::run`), and
-//! `ethercrab` (crates.io, via `bench/ethercrab-peer`). The far end of the pair lives in a
-//! fresh namespace where a peer thread (pinned to the other CPU) echoes or simulates the
-//! network; every measured thread is pinned to CPU 0 under SCHED_FIFO with memory locked.
-//! Namespace and pair are removed on the way out, also after Ctrl-C or a panic.
-//! `--find-min-cycle` then walks each link down the cycle-time ladder (see `mincycle`).
+//! Block and BusyPoll mode (the real runtime: scan, activate, OP, `cycle::run`), `ethercrab`
+//! (crates.io, via `bench/ethercrab-peer`), and the wake-up rows (`wake`: the cycle with
+//! `ecat run`'s own settings). The far end of the pair lives in a fresh namespace where a
+//! peer thread (pinned to the other CPU) echoes or simulates the network, blocking or
+//! busy-polling (`--peer`; both by default, one table each); every measured thread is pinned
+//! to CPU 0 under SCHED_FIFO with memory locked (except the wake-up rows, which take what
+//! `ecat run` takes).
+//!
+//! Every row runs once per round (`--rounds`, default 3), the rows alternating within a round
+//! and each round starting one step further down the list, so drift on a shared machine hits
+//! every row alike; each figure is the median of the rounds' medians with its spread
+//! (`rounds`). `--dma-latency` holds /dev/cpu_dma_latency at 0 while it runs, as cyclictest
+//! does. Namespace and pair are removed on the way out, also after Ctrl-C or a panic.
+//! `--find-min-cycle` then walks each row down the cycle-time ladder (see `mincycle`).
 
 mod ecat_rows;
 mod ethercrab;
 mod floor;
+mod json;
 mod mincycle;
 mod peer;
 mod report;
+mod rounds;
 mod row;
+mod wake;
 
 use super::CmdResult;
 use crate::units::parse_ns;
 use ecat::cycle::CycleOptions;
 use ecat::netns::{is_root, VethNs};
+use ecat_rows::Setup;
 use peer::{Peer, PeerKind, MEASURED_CPU, MEASURED_PRIO};
+use rounds::Agg;
 use row::Row;
 use serde_json::json;
 use std::sync::atomic::Ordering;
@@ -34,13 +47,17 @@ pub struct Args {
     /// Cycle time of every row (e.g. 1ms, 500us; a bare number is microseconds)
     #[arg(long, default_value = "1ms", value_parser = |s: &str| parse_ns(s, 1_000))]
     cycle: u64,
-    /// Seconds each row runs
-    #[arg(long, default_value = "5", value_parser = |s: &str| parse_ns(s, 1_000_000_000))]
+    /// Seconds each row runs in each round (3 rounds of 1.5 s: about 2.5 minutes in all)
+    #[arg(long, default_value = "1.5", value_parser = |s: &str| parse_ns(s, 1_000_000_000))]
     seconds: u64,
-    /// Write the table (and the min-cycle results) as JSON to this file
+    /// Rounds: every row runs once per round, alternating; figures are medians of the rounds'
+    /// medians
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=50))]
+    rounds: u32,
+    /// Write the tables (and the min-cycle results) as JSON to this file
     #[arg(long, value_name = "FILE")]
     json: Option<std::path::PathBuf>,
-    /// Then find the smallest stable cycle time of every link (seed 002's headline figure)
+    /// Then find the smallest stable cycle time of every row (seed 002's headline figure)
     #[arg(long)]
     find_min_cycle: bool,
     /// Window per cycle time for --find-min-cycle
@@ -52,10 +69,17 @@ pub struct Args {
     /// Leave ethercrab out
     #[arg(long)]
     no_ethercrab: bool,
-    /// How the simulated ring waits for frames: block (SCHED_FIFO, sleeping) or busy
-    /// (spinning, always ready, like hardware)
-    #[arg(long, value_enum, default_value = "block")]
-    peer: PeerWait,
+    /// Leave out the wake-up comparison of `ecat run`'s settings
+    #[arg(long)]
+    no_wake: bool,
+    /// How the simulated ring waits for frames: block (SCHED_FIFO, sleeping), busy (spinning,
+    /// always ready, like hardware) or both (one table each)
+    #[arg(long, value_enum, default_value = "both")]
+    peer: PeerChoice,
+    /// Hold /dev/cpu_dma_latency at 0 while the bench runs, as cyclictest does (CPUs poll
+    /// instead of sleeping)
+    #[arg(long)]
+    dma_latency: bool,
     /// ecat rows: wake this early and spin to the cycle boundary (e.g. 20us), as
     /// `ecat run --busy-wait` does; the bare timer stays a plain sleeper
     #[arg(long, default_value = "0", value_parser = |s: &str| parse_ns(s, 1_000))]
@@ -66,12 +90,46 @@ pub struct Args {
 static BUSY_WAIT_NS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// How the peer waits for frames.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PeerWait {
     /// Sleep in ppoll under SCHED_FIFO.
     Block,
     /// Spin under SCHED_OTHER.
     Busy,
+}
+
+impl PeerWait {
+    fn key(self) -> &'static str {
+        match self {
+            PeerWait::Block => "block",
+            PeerWait::Busy => "busy",
+        }
+    }
+
+    fn describe(self) -> String {
+        match self {
+            PeerWait::Block => format!(
+                "blocking peer (SCHED_FIFO {} on CPU {}, sleeping until a frame comes)",
+                peer::PEER_PRIO,
+                peer::PEER_CPU
+            ),
+            PeerWait::Busy => format!(
+                "busy peer (busy-polling under SCHED_OTHER on CPU {}, always ready like hardware)",
+                peer::PEER_CPU
+            ),
+        }
+    }
+}
+
+/// `--peer`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum PeerChoice {
+    /// The blocking peer only.
+    Block,
+    /// The busy-polling peer only.
+    Busy,
+    /// Both, one table each.
+    Both,
 }
 
 /// The ecat rows: (name, link kind, busy poll).
@@ -83,6 +141,29 @@ const LINKS: [(&str, &str, bool); 6] = [
     ("ecat xdp", "xdp", false),
     ("ecat xdp busy", "xdp", true),
 ];
+
+/// The rows of one peer's table, in order; index 2 is the bare timer (shared by the tables).
+fn table_names() -> Vec<&'static str> {
+    let mut v = vec!["floor echo", "floor echo busy", "bare timer"];
+    v.extend(LINKS.iter().map(|l| l.0));
+    v.push("ethercrab");
+    v
+}
+
+/// One measurement of a round.
+#[derive(Debug, Clone, Copy)]
+enum Job {
+    /// Echo floor (table, receive in BusyPoll).
+    Floor(usize, bool),
+    /// The bare timer.
+    Timer,
+    /// An ecat row (table, index into [`LINKS`]).
+    Ecat(usize, usize),
+    /// ethercrab (table).
+    Crab(usize),
+    /// A wake-up row (index into [`wake::ROWS`]).
+    Wake(usize),
+}
 
 fn stopped() -> bool {
     crate::signals::STOP.load(Ordering::Relaxed)
@@ -115,23 +196,47 @@ fn options(period: u64, duration: u64) -> CycleOptions {
     }
 }
 
+/// Start a peer of `kind` that waits for frames the `wait` way.
+fn start_peer(v: &VethNs, kind: PeerKind, wait: PeerWait) -> Result<Peer, String> {
+    peer::PEER_BUSY.store(wait == PeerWait::Busy, Ordering::Relaxed);
+    Peer::start(v, kind)
+}
+
 /// One ecat row with a fresh simulated network behind the pair.
-fn ecat_on(v: &VethNs, net: &str, name: &str, kind: &str, busy: bool, o: &CycleOptions) -> Row {
+#[allow(clippy::too_many_arguments)]
+fn ecat_on(
+    v: &VethNs,
+    net: &str,
+    wait: PeerWait,
+    name: &str,
+    kind: &str,
+    busy: bool,
+    o: &CycleOptions,
+    setup: Setup,
+) -> Row {
     let spec = format!("{kind}:{}", v.near);
-    let _peer = match Peer::start(v, PeerKind::Sim(net.into())) {
+    let _peer = match start_peer(v, PeerKind::Sim(net.into()), wait) {
         Ok(p) => p,
         Err(e) => return Row::unavailable(name, &spec, e),
     };
     measured(name, || {
-        ecat_rows::ecat_row(name, &spec, busy, o, &crate::signals::STOP)
+        ecat_rows::ecat_row(name, &spec, busy, o, setup, &crate::signals::STOP)
     })
 }
 
-/// The ethercrab row with a fresh simulated network (tried twice: its bring-up can time out).
-fn ethercrab_on(v: &VethNs, net: &str, bin: &std::path::Path, o: &CycleOptions) -> Row {
+/// The ethercrab row with a fresh simulated network, tried up to `tries` times (its bring-up
+/// can time out).
+fn ethercrab_on(
+    v: &VethNs,
+    net: &str,
+    wait: PeerWait,
+    bin: &std::path::Path,
+    o: &CycleOptions,
+    tries: usize,
+) -> Row {
     let mut row = Row::default();
-    for _ in 0..2 {
-        let _peer = match Peer::start(v, PeerKind::Sim(net.into())) {
+    for _ in 0..tries {
+        let _peer = match start_peer(v, PeerKind::Sim(net.into()), wait) {
             Ok(p) => p,
             Err(e) => return Row::unavailable("ethercrab", &v.near, e),
         };
@@ -150,109 +255,278 @@ fn ethercrab_on(v: &VethNs, net: &str, bin: &std::path::Path, o: &CycleOptions) 
     row
 }
 
+/// What the bench measures with, shared by every job.
+struct Bench<'a> {
+    v: &'a VethNs,
+    net: &'a str,
+    peers: &'a [PeerWait],
+    crab: &'a Result<std::path::PathBuf, String>,
+    frame_len: usize,
+}
+
+impl Bench<'_> {
+    /// Run one job for `period` and `duration`.
+    fn run(&self, job: Job, period: u64, duration: u64) -> Row {
+        let o = options(period, duration);
+        let v = self.v;
+        match job {
+            Job::Floor(t, busy) => {
+                let name = if busy {
+                    "floor echo busy"
+                } else {
+                    "floor echo"
+                };
+                let spec = format!("raw:{}", v.near);
+                match start_peer(v, PeerKind::Echo, self.peers[t]) {
+                    Ok(_peer) => measured(name, || {
+                        floor::echo_row(
+                            name,
+                            &spec,
+                            busy,
+                            self.frame_len,
+                            &o,
+                            &crate::signals::STOP,
+                        )
+                    }),
+                    Err(e) => Row::unavailable(name, &spec, e),
+                }
+            }
+            Job::Timer => measured("bare timer", || {
+                floor::bare_timer_row(&o, &crate::signals::STOP)
+            }),
+            Job::Ecat(t, i) => {
+                let (name, kind, busy) = LINKS[i];
+                let wait = self.peers[t];
+                ecat_on(v, self.net, wait, name, kind, busy, &o, Setup::Realtime)
+            }
+            Job::Crab(t) => match self.crab {
+                Ok(bin) if !stopped() => ethercrab_on(v, self.net, self.peers[t], bin, &o, 2),
+                Ok(_) => Row::unavailable("ethercrab", &v.near, "stopped (Ctrl-C)".into()),
+                Err(why) => Row::unavailable("ethercrab", &v.near, why.clone()),
+            },
+            Job::Wake(i) => {
+                let (wo, prepared) = wake::options(i, period, duration);
+                let setup = if prepared {
+                    Setup::Realtime
+                } else {
+                    Setup::Plain
+                };
+                let name = wake::ROWS[i].0;
+                ecat_on(v, self.net, PeerWait::Block, name, "raw", false, &wo, setup)
+            }
+        }
+    }
+}
+
+/// Hold /dev/cpu_dma_latency at 0 while the returned file stays open, as cyclictest does: the
+/// CPUs poll instead of entering an idle state. Off by default (`ecat run` does not do it, and
+/// on this shared 2-core VM it did not make the echo floor hold still: its round medians
+/// still jumped between about 15 and 60 µs with and without it).
+fn hold_dma_latency() -> Result<std::fs::File, String> {
+    use std::io::Write;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/cpu_dma_latency")
+        .map_err(|e| format!("/dev/cpu_dma_latency: {e}"))?;
+    f.write_all(&0i32.to_ne_bytes())
+        .map_err(|e| format!("/dev/cpu_dma_latency: {e}"))?;
+    Ok(f)
+}
+
+/// The load average (1, 5, 15 minutes), if readable.
+fn loadavg() -> Option<[f64; 3]> {
+    let s = std::fs::read_to_string("/proc/loadavg").ok()?;
+    let mut it = s.split_whitespace().map(|x| x.parse::<f64>().ok());
+    Some([it.next()??, it.next()??, it.next()??])
+}
+
+fn load_text(l: Option<[f64; 3]>) -> String {
+    l.map_or("?".into(), |l| {
+        format!("{:.2} {:.2} {:.2}", l[0], l[1], l[2])
+    })
+}
+
 /// Run `ecat bench`.
 pub fn run(a: Args) -> CmdResult {
     if !is_root() {
         return Err("ecat bench needs root: it creates a veth pair and a network namespace, opens raw and AF_XDP sockets and uses SCHED_FIFO (run it with sudo)".into());
     }
     crate::signals::install();
-    peer::PEER_BUSY.store(
-        a.peer == PeerWait::Busy,
-        std::sync::atomic::Ordering::Relaxed,
-    );
     BUSY_WAIT_NS.store(a.busy_wait, std::sync::atomic::Ordering::Relaxed);
-    let period = a.cycle.max(10_000);
+    let period = a.cycle.max(ecat::cycle::MIN_PERIOD_NS);
     let seconds = a.seconds.max(100_000_000);
+    let rounds = a.rounds.max(1) as usize;
+    let peers: Vec<PeerWait> = match a.peer {
+        PeerChoice::Block => vec![PeerWait::Block],
+        PeerChoice::Busy => vec![PeerWait::Busy],
+        PeerChoice::Both => vec![PeerWait::Block, PeerWait::Busy],
+    };
     let frame_len = ecat_rows::cyclic_frame_len(&a.network)
         .map_err(|e| format!("network '{}': {e}", a.network))?;
-    let crab_bin = if a.no_ethercrab {
+    let crab = if a.no_ethercrab {
         Err("left out (--no-ethercrab)".to_string())
     } else {
         ethercrab::prepare()
     };
+    let dma = if a.dma_latency {
+        hold_dma_latency()
+    } else {
+        Err("left alone; --dma-latency holds /dev/cpu_dma_latency at 0".to_string())
+    };
     let base = format!("ecb{}", std::process::id() % 100_000);
     let v = VethNs::create(&base)?;
+    let load_start = loadavg();
     println!(
-        "ecat bench: veth {} <-> {} (namespace {}), network '{}' ({} bytes of cyclic frames), cycle {:.1} µs, {:.1} s per row; measured threads on CPU {} SCHED_FIFO {}, peer on CPU {} ({})",
+        "ecat bench: veth {} <-> {} (namespace {}), network '{}' ({} bytes of cyclic frames), cycle {:.1} µs, {:.1} s per row and round, {rounds} round(s); measured threads on CPU {} SCHED_FIFO {}; peers: {}; load average {}",
         v.near, v.far, v.ns, a.network, frame_len, period as f64 / 1e3, seconds as f64 / 1e9,
-        MEASURED_CPU, MEASURED_PRIO, peer::PEER_CPU,
-        if a.peer == PeerWait::Busy { "busy-polling, SCHED_OTHER" } else { "blocking, SCHED_FIFO" }
+        MEASURED_CPU, MEASURED_PRIO,
+        peers.iter().map(|p| p.key()).collect::<Vec<_>>().join(", "),
+        load_text(load_start)
     );
-    let o = options(period, seconds);
-    let mut rows = Vec::new();
-    for (name, busy) in [("floor echo", false), ("floor echo busy", true)] {
-        let spec = format!("raw:{}", v.near);
-        let row = match Peer::start(&v, PeerKind::Echo) {
-            Ok(_peer) => measured(name, || {
-                floor::echo_row(name, &spec, busy, frame_len, &o, &crate::signals::STOP)
-            }),
-            Err(e) => Row::unavailable(name, &spec, e),
-        };
-        rows.push(row);
-    }
-    rows.push(measured("bare timer", || {
-        floor::bare_timer_row(&o, &crate::signals::STOP)
-    }));
-    for (name, kind, busy) in LINKS {
-        rows.push(ecat_on(&v, &a.network, name, kind, busy, &o));
-    }
-    rows.push(match &crab_bin {
-        Ok(bin) if !stopped() => ethercrab_on(&v, &a.network, bin, &o),
-        Ok(_) => Row::unavailable("ethercrab", &v.near, "stopped (Ctrl-C)".into()),
-        Err(why) => Row::unavailable("ethercrab", &v.near, why.clone()),
-    });
-    print!("{}", report::table(&rows));
-    println!("(µs; rtt/floor: median round trip vs the echo floor of the same receive mode; wake/timer: median wake-up latency vs the bare timer; task/crab: ecat's median task duration (wake-up to end of send) vs ethercrab's median per-cycle time (wake-up to tx_rx done, which includes its round trip))");
-    for r in &rows {
-        if r.available && !r.note.is_empty() {
-            println!("{}: {}", r.name, r.note);
+    println!(
+        "CPU idle states: {}",
+        match &dma {
+            Ok(_) => "/dev/cpu_dma_latency held at 0 for the whole run (CPUs poll instead of sleeping, as under cyclictest)".to_string(),
+            Err(e) => e.clone(),
+        }
+    );
+    let names = table_names();
+    let mut tables: Vec<Vec<Agg>> = peers
+        .iter()
+        .map(|_| names.iter().map(|n| Agg::new(n)).collect())
+        .collect();
+    let mut wakes: Vec<Agg> = wake::ROWS.iter().map(|r| Agg::new(r.0)).collect();
+    // The jobs of one round: each peer's rows, the bare timer between them, the wake-up rows.
+    let mut jobs = Vec::new();
+    for t in 0..peers.len() {
+        jobs.extend([Job::Floor(t, false), Job::Floor(t, true)]);
+        jobs.extend((0..LINKS.len()).map(|i| Job::Ecat(t, i)));
+        jobs.push(Job::Crab(t));
+        if t == 0 {
+            jobs.push(Job::Timer);
         }
     }
-    if let Some(b) = report::best(&rows) {
-        print!("{}", report::seed003(b));
+    if !a.no_wake {
+        jobs.extend((0..wake::ROWS.len()).map(Job::Wake));
+    }
+    let bench = Bench {
+        v: &v,
+        net: &a.network,
+        peers: &peers,
+        crab: &crab,
+        frame_len,
+    };
+    let mut round_loads = Vec::new();
+    for round in 0..rounds {
+        let t = std::time::Instant::now();
+        let offset = round * jobs.len() / rounds;
+        for k in 0..jobs.len() {
+            let job = jobs[(k + offset) % jobs.len()];
+            let row = bench.run(job, period, seconds);
+            match job {
+                Job::Floor(t, busy) => tables[t][usize::from(busy)].rounds.push(row),
+                Job::Timer => tables
+                    .iter_mut()
+                    .for_each(|t| t[2].rounds.push(row.clone())),
+                Job::Ecat(t, i) => tables[t][3 + i].rounds.push(row),
+                Job::Crab(t) => tables[t][3 + LINKS.len()].rounds.push(row),
+                Job::Wake(i) => wakes[i].rounds.push(row),
+            }
+        }
+        let l = loadavg();
+        round_loads.push(l);
+        println!(
+            "round {}/{rounds}: {} rows in {:.1} s, load average {}",
+            round + 1,
+            jobs.len(),
+            t.elapsed().as_secs_f64(),
+            load_text(l)
+        );
+        if stopped() {
+            break;
+        }
     }
 
-    let mut mins = Vec::new();
+    print!("{}", report::legend(rounds));
+    let mut all_targets = Vec::new();
+    for (t, rows) in tables.iter().enumerate() {
+        println!("\n== {} ==", peers[t].describe());
+        print!("{}", report::table(rows));
+        print!("{}", report::missed_rounds(rows));
+        if let Some(c) = report::find(rows, "ethercrab").and_then(|c| c.first()) {
+            println!("ethercrab: {}", c.note);
+        }
+        if let Some(b) = report::best(rows) {
+            print!("{}", report::seed003(b));
+        }
+    }
+    let timer = tables[0][2].clone();
+    if !a.no_wake {
+        println!();
+        print!("{}", wake::text(&wakes, &timer, rounds));
+    }
+
+    let mut mins: Vec<Vec<mincycle::MinCycle>> = vec![Vec::new(); peers.len()];
     if a.find_min_cycle && !stopped() {
         let window = a.window.max(100_000_000);
-        mins.push(mincycle::find("bare timer", &stopped, &mut |p| {
-            measured("bare timer", || {
-                floor::bare_timer_row(&options(p, window), &crate::signals::STOP)
-            })
-        }));
-        for (name, kind, busy) in LINKS {
-            mins.push(mincycle::find(name, &stopped, &mut |p| {
-                ecat_on(&v, &a.network, name, kind, busy, &options(p, window))
-            }));
-            println!(
-                "{name}: smallest stable cycle {}",
-                mins.last()
-                    .and_then(|m| m.min_stable_ns)
-                    .map_or("none".into(), |n| format!("{:.1} µs", n as f64 / 1e3))
-            );
+        let tm = mincycle::find("bare timer", &stopped, &mut |p| {
+            bench.run(Job::Timer, p, window)
+        });
+        for (t, m) in mins.iter_mut().enumerate() {
+            m.push(tm.clone());
+            for (i, (name, ..)) in LINKS.iter().enumerate() {
+                m.push(mincycle::find(name, &stopped, &mut |p| {
+                    bench.run(Job::Ecat(t, i), p, window)
+                }));
+            }
+            if let Ok(bin) = &crab {
+                m.push(mincycle::find("ethercrab", &stopped, &mut |p| {
+                    ethercrab_on(&v, &a.network, peers[t], bin, &options(p, window), 1)
+                }));
+            }
+            println!("\nsmallest stable cycle, {}:", peers[t].describe());
+            print!("{}", mincycle::text(m));
         }
-        if let Ok(bin) = &crab_bin {
-            mins.push(mincycle::find("ethercrab", &stopped, &mut |p| {
-                ethercrab_on(&v, &a.network, bin, &options(p, window))
-            }));
-        }
-        print!("{}", mincycle::text(&mins));
     }
-    let targets = report::targets(&rows, &mins);
-    print!("{}", report::targets_text(&targets));
+    println!();
+    for (t, rows) in tables.iter().enumerate() {
+        let tg = report::targets(rows, &mins[t]);
+        print!("{}", report::targets_text(&peers[t].describe(), &tg));
+        all_targets.push(tg);
+    }
+    if !a.no_wake {
+        print!("{}", wake::target_text(&wakes, &timer));
+    }
+    let load_end = loadavg();
+    println!("load average at the end: {}", load_text(load_end));
     if let Some(path) = &a.json {
+        let peer_json: Vec<_> = tables
+            .iter()
+            .enumerate()
+            .map(|(t, rows)| {
+                let (key, what) = (peers[t].key(), peers[t].describe());
+                json::peer_table(key, &what, rows, &all_targets[t], &mins[t])
+            })
+            .collect();
         let j = json!({
             "cycle_us": period as f64 / 1e3,
             "seconds_per_row": seconds as f64 / 1e9,
+            "rounds": rounds,
             "network": a.network,
             "cyclic_frame_bytes": frame_len,
             "veth": {"near": v.near, "far": v.far, "namespace": v.ns},
             "cpus": ecat::netns::cpus(),
             "ethercrab_version": ethercrab::version(),
-            "rows": rows.iter().map(|r| report::row_json(&rows, r)).collect::<Vec<_>>(),
-            "best_link": report::best(&rows).map(|b| b.name.clone()),
-            "min_cycle": mincycle::json(&mins),
-            "targets": targets.iter().map(|(w, v, l, m)| json!({"what": w, "value": v, "limit": l, "met": m})).collect::<Vec<_>>(),
+            "cpu_dma_latency_held": dma.is_ok(),
+            "load_average": {"start": load_start, "end": load_end, "after_each_round": round_loads},
+            "legend": report::legend(rounds),
+            "peers": peer_json,
+            // The first peer's table, where readers of the one-table form look for it.
+            "rows": peer_json[0]["rows"],
+            "best_link": peer_json[0]["best_link"],
+            "targets": peer_json[0]["targets"],
+            "min_cycle": peer_json[0]["min_cycle"],
+            "wake": if a.no_wake { serde_json::Value::Null } else { json::wake(&wakes, &timer) },
         });
         std::fs::write(path, serde_json::to_string_pretty(&j)?)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;

@@ -1,65 +1,69 @@
-//! The bench's one table, its JSON form, seed 003's line-up for the best link, and how the
-//! figures compare with the targets the project set itself (reported, never asserted).
+//! The bench's tables: one per simulated peer, each row a median of the rounds' medians with
+//! its spread, four ratios (each named exactly in the legend), seed 003's line-up for the best
+//! link, and how the figures compare with the targets the project set itself (reported, never
+//! asserted). The JSON form is in `json`.
 
 use super::mincycle::MinCycle;
-use super::row::Row;
+use super::rounds::{ratio, ratio_per_round, Agg, Fig, Spread};
 use ecat::perf::{Metric, Summary};
-use serde_json::{json, Value};
 
-/// Which ratios a row gets: the floor it is compared with, found by name.
-fn floor_of(row: &Row) -> &'static str {
-    if row.busy {
+/// The ratios of a row, in table order.
+pub const RATIOS: [&str; 4] = ["rtt/floor", "wake/timer", "task/crab", "back/crab"];
+
+/// The legend: what the figures are and, one line per ratio, what is divided by what.
+pub fn legend(rounds: usize) -> String {
+    format!(
+        "figures in µs over {rounds} round(s): p50 = median of the rounds' medians, ±x% = the largest distance of one round's median from it, p99 = median of the rounds' p99s, max = largest sample of any round; lost/cycles, wkc/ovr summed over the rounds
+ratios (each divides one median of medians by another):
+  rtt/floor  = the row's round trip / the round trip of the echo floor with the same receive mode (floor echo, or floor echo busy)
+  wake/timer = the row's wake-up latency / the bare timer's wake-up latency
+  task/crab  = ecat's task duration (wake-up to end of send) / ethercrab's wake-up to data back (wake-up to tx_rx done, which includes the round trip; not like for like)
+  back/crab  = ecat's wake-up to data back (wake-up until every cyclic frame is back with its inputs in the images) / ethercrab's wake-up to data back (like for like)
+"
+    )
+}
+
+/// The floor a row's round trip is compared with, by name.
+fn floor_of(row: &Agg) -> &'static str {
+    if row.busy() {
         "floor echo busy"
     } else {
         "floor echo"
     }
 }
 
-fn find<'a>(rows: &'a [Row], name: &str) -> Option<&'a Row> {
-    rows.iter().find(|r| r.name == name && r.available)
+/// The row named `name`, if it ran.
+pub fn find<'a>(rows: &'a [Agg], name: &str) -> Option<&'a Agg> {
+    rows.iter().find(|r| r.name == name && r.available())
 }
 
-fn ratio(a: Option<&Summary>, b: Option<&Summary>) -> Option<f64> {
-    let (a, b) = (a?, b?);
-    (b.p50 > 0).then(|| a.p50 as f64 / b.p50 as f64)
-}
-
-/// The three ratios of a row: round trip vs its echo floor, wake-up latency vs the bare timer,
-/// task duration vs ethercrab's per-cycle time (medians).
-pub fn ratios(rows: &[Row], r: &Row) -> [Option<f64>; 3] {
+/// What each ratio divides: (row figure, reference row, reference figure), or `None` when the
+/// ratio does not apply to the row.
+pub fn ratio_terms(r: &Agg) -> [Option<(Fig, &'static str, Fig)>; 4] {
     let is_ecat = r.name.starts_with("ecat ");
     let is_cmp = is_ecat || r.name == "ethercrab";
-    let floor = find(rows, floor_of(r));
-    let timer = find(rows, "bare timer");
-    let crab = find(rows, "ethercrab");
     [
-        if is_cmp {
-            ratio(
-                r.round_trip.as_ref(),
-                floor.and_then(|f| f.round_trip.as_ref()),
-            )
-        } else {
-            None
-        },
-        if r.name != "bare timer" {
-            ratio(r.wake.as_ref(), timer.and_then(|t| t.wake.as_ref()))
-        } else {
-            None
-        },
-        if is_ecat {
-            ratio(r.task.as_ref(), crab.and_then(|c| c.task.as_ref()))
-        } else {
-            None
-        },
+        is_cmp.then_some((Fig::RoundTrip, floor_of(r), Fig::RoundTrip)),
+        (r.name != "bare timer").then_some((Fig::Wake, "bare timer", Fig::Wake)),
+        is_ecat.then_some((Fig::Task, "ethercrab", Fig::Back)),
+        is_ecat.then_some((Fig::Back, "ethercrab", Fig::Back)),
     ]
 }
 
-fn us3(s: &Option<Summary>) -> String {
+/// The four ratios of a row (medians of medians), `None` where they do not apply or a side
+/// did not run.
+pub fn ratios(rows: &[Agg], r: &Agg) -> [Option<f64>; 4] {
+    ratio_terms(r).map(|t| t.and_then(|(fa, b, fb)| ratio(r, fa, find(rows, b), fb)))
+}
+
+/// `p50±x% p99/max` in µs.
+pub fn cell(s: Option<Spread>) -> String {
     match s {
         Some(s) => format!(
-            "{:.1}/{:.1}/{:.0}",
-            s.p50 as f64 / 1e3,
-            s.p99 as f64 / 1e3,
+            "{:.1}±{:.0}% {:.1}/{:.0}",
+            s.p50 / 1e3,
+            s.pct(),
+            s.p99 / 1e3,
             s.max as f64 / 1e3
         ),
         None => "-".into(),
@@ -70,60 +74,87 @@ fn x(r: Option<f64>) -> String {
     r.map_or("-".into(), |v| format!("{v:.2}x"))
 }
 
-/// The table, one line per row (figures in µs: median/p99/max).
-pub fn table(rows: &[Row]) -> String {
-    let mut o = String::new();
-    o.push_str(&format!(
-        "{:<16} {:>20} {:>20} {:>20} {:>13} {:>9} {:>10} {:>10} {:>10}\n",
+/// The table, one line per row.
+pub fn table(rows: &[Agg]) -> String {
+    let mut o = format!(
+        "{:<16} {:>22} {:>22} {:>22} {:>22} {:>13} {:>9} {:>9} {:>10} {:>9} {:>9}\n",
         "row",
         "round trip µs",
         "wake-up latency µs",
-        "task/cycle µs",
+        "task µs",
+        "wake-up to data back",
         "lost/cycles",
         "wkc/ovr",
-        "rtt/floor",
-        "wake/timer",
-        "task/crab"
-    ));
-    o.push_str(&format!(
-        "{:<16} {:>20} {:>20} {:>20}\n",
-        "", "p50/p99/max", "p50/p99/max", "p50/p99/max"
-    ));
+        RATIOS[0],
+        RATIOS[1],
+        RATIOS[2],
+        RATIOS[3]
+    );
+    let h = "p50±spread p99/max";
+    o.push_str(&format!("{:<16} {h:>22} {h:>22} {h:>22} {h:>22}\n", ""));
     for r in rows {
-        if !r.available {
-            o.push_str(&format!("{:<16} not available ({})\n", r.name, r.note));
+        if !r.available() {
+            o.push_str(&format!("{:<16} not available ({})\n", r.name, r.why_not()));
             continue;
         }
-        let [a, b, c] = ratios(rows, r);
+        let [a, b, c, d] = ratios(rows, r);
         o.push_str(&format!(
-            "{:<16} {:>20} {:>20} {:>20} {:>13} {:>9} {:>10} {:>10} {:>10}\n",
+            "{:<16} {:>22} {:>22} {:>22} {:>22} {:>13} {:>9} {:>9} {:>10} {:>9} {:>9}\n",
             r.name,
-            us3(&r.round_trip),
-            us3(&r.wake),
-            us3(&r.task),
-            format!("{}/{}", r.frames_lost, r.cycles),
-            format!("{}/{}", r.wkc_errors, r.overruns),
+            cell(r.fig(Fig::RoundTrip)),
+            cell(r.fig(Fig::Wake)),
+            cell(r.fig(Fig::Task)),
+            cell(r.fig(Fig::Back)),
+            format!("{}/{}", r.sum(|r| r.frames_lost), r.sum(|r| r.cycles)),
+            format!("{}/{}", r.sum(|r| r.wkc_errors), r.sum(|r| r.overruns)),
             x(a),
             x(b),
-            x(c)
+            x(c),
+            x(d)
         ));
     }
     o
 }
 
-/// The best ecat row: lowest median round trip among the rows that ran.
-pub fn best(rows: &[Row]) -> Option<&Row> {
-    rows.iter()
-        .filter(|r| r.available && r.name.starts_with("ecat ") && r.round_trip.is_some())
-        .min_by_key(|r| r.round_trip.map_or(u64::MAX, |s| s.p50))
+/// One line for each round in which a row that ran elsewhere could not run, with the reason.
+pub fn missed_rounds(rows: &[Agg]) -> String {
+    let mut o = String::new();
+    for r in rows.iter().filter(|r| r.available()) {
+        for (i, x) in r.rounds.iter().enumerate().filter(|(_, x)| !x.available) {
+            o.push_str(&format!(
+                "{}: round {} not run ({})\n",
+                r.name,
+                i + 1,
+                x.note
+            ));
+        }
+    }
+    o
 }
 
-/// Seed 003's figures for one row, in `PerfMsmt` form with the seed's abbreviations.
-pub fn seed003(r: &Row) -> String {
-    let Some(p) = &r.perf else {
+/// The best ecat row: lowest median of medians of the round trip among the rows that ran.
+pub fn best(rows: &[Agg]) -> Option<&Agg> {
+    rows.iter()
+        .filter(|r| r.name.starts_with("ecat ") && r.fig(Fig::RoundTrip).is_some())
+        .min_by(|a, b| {
+            let p = |r: &Agg| r.fig(Fig::RoundTrip).map_or(f64::MAX, |s| s.p50);
+            p(a).total_cmp(&p(b))
+        })
+}
+
+/// Seed 003's figures for one row (the round whose median round trip is the median of
+/// medians), in `PerfMsmt` form with the seed's abbreviations.
+pub fn seed003(r: &Agg) -> String {
+    let Some(round) = r.median_round(Fig::RoundTrip) else {
         return String::new();
     };
-    let mut o = format!("seed 003 line-up on {} ({}):\n", r.name, r.link);
+    let Some(p) = &round.perf else {
+        return String::new();
+    };
+    let mut o = format!(
+        "seed 003 line-up on {} ({}), its median round:\n",
+        r.name, round.link
+    );
     for (abbr, m) in [
         ("CRX ", Metric::JobReceive),
         ("CPR ", Metric::JobApp),
@@ -131,6 +162,7 @@ pub fn seed003(r: &Row) -> String {
         ("ATSK", Metric::JobAcyclic),
         ("CTSK", Metric::TaskDuration),
         ("RTT ", Metric::RoundTrip),
+        ("BACK", Metric::DataBack),
         ("TJ  ", Metric::WakeLatency),
         ("    ", Metric::CycleTime),
     ] {
@@ -139,30 +171,75 @@ pub fn seed003(r: &Row) -> String {
     o
 }
 
-/// The targets, each with the measured value and whether it is met.
-pub fn targets(rows: &[Row], min: &[MinCycle]) -> Vec<(String, Option<f64>, f64, bool)> {
+/// One target: what, the measured value, the limit, whether it is met, and the value round
+/// by round (ratios only).
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// What is compared.
+    pub what: String,
+    /// The measured value (a ratio of medians of medians, or µs).
+    pub value: Option<f64>,
+    /// The limit it should not exceed.
+    pub limit: f64,
+    /// `value <= limit`.
+    pub met: bool,
+    /// The same ratio in each round (`None` where a side did not run).
+    pub per_round: Vec<Option<f64>>,
+}
+
+fn push(
+    t: &mut Vec<Target>,
+    what: String,
+    value: Option<f64>,
+    limit: f64,
+    per_round: Vec<Option<f64>>,
+) {
+    t.push(Target {
+        what,
+        value,
+        limit,
+        met: value.is_some_and(|v| v <= limit),
+        per_round,
+    });
+}
+
+/// Ratio `i` of row `r` in each round.
+pub fn ratio_rounds(rows: &[Agg], r: &Agg, i: usize) -> Vec<Option<f64>> {
+    ratio_terms(r)[i].map_or(vec![None; r.rounds.len()], |(fa, b, fb)| {
+        ratio_per_round(r, fa, find(rows, b), fb)
+    })
+}
+
+/// The targets of one peer's table, each with the measured value and whether it is met.
+pub fn targets(rows: &[Agg], min: &[MinCycle]) -> Vec<Target> {
     let mut t = Vec::new();
     let Some(b) = best(rows) else {
         return t;
     };
-    let [rtt, wake, task] = ratios(rows, b);
-    let mut push = |what: String, v: Option<f64>, limit: f64| {
-        t.push((what, v, limit, v.is_some_and(|v| v <= limit)));
-    };
+    let [rtt, wake, task, _] = ratios(rows, b);
     push(
+        &mut t,
         format!("round trip on the best link ({}) vs the echo floor", b.name),
         rtt,
         1.5,
+        ratio_rounds(rows, b, 0),
     );
     push(
-        format!("task duration ({}) vs ethercrab's per-cycle time", b.name),
+        &mut t,
+        format!(
+            "task duration ({}) vs ethercrab's wake-up to data back",
+            b.name
+        ),
         task,
         0.5,
+        ratio_rounds(rows, b, 2),
     );
     push(
+        &mut t,
         format!("wake-up latency ({}) vs the bare timer", b.name),
         wake,
         1.2,
+        ratio_rounds(rows, b, 1),
     );
     if let Some(m) = min
         .iter()
@@ -170,30 +247,45 @@ pub fn targets(rows: &[Row], min: &[MinCycle]) -> Vec<(String, Option<f64>, f64,
         .min_by_key(|m| m.min_stable_ns)
     {
         push(
+            &mut t,
             format!("smallest stable cycle in µs ({})", m.name),
             m.min_stable_ns.map(|n| n as f64 / 1e3),
             100.0,
+            Vec::new(),
         );
     }
     t
 }
 
-/// Print the targets.
-pub fn targets_text(t: &[(String, Option<f64>, f64, bool)]) -> String {
-    let mut o = String::from("targets (medians; reported, not asserted):\n");
-    for (what, v, limit, met) in t {
+/// The targets as text.
+pub fn targets_text(title: &str, t: &[Target]) -> String {
+    let mut o = format!("targets, {title} (medians of medians; reported, not asserted):\n");
+    for x in t {
+        let rounds: Vec<String> = x
+            .per_round
+            .iter()
+            .map(|v| v.map_or("-".into(), |v| format!("{v:.2}")))
+            .collect();
         o.push_str(&format!(
-            "  {what}: {} (target ≤ {limit}) {}\n",
-            v.map_or("n/a".into(), |v| format!("{v:.2}")),
-            if *met { "met" } else { "NOT met" }
+            "  {}: {}{} (target ≤ {}) {}\n",
+            x.what,
+            x.value.map_or("n/a".into(), |v| format!("{v:.2}")),
+            if rounds.is_empty() {
+                String::new()
+            } else {
+                format!(" (rounds {})", rounds.join(", "))
+            },
+            x.limit,
+            if x.met { "met" } else { "NOT met" }
         ));
     }
     o
 }
 
-fn sj(s: &Option<Summary>) -> Value {
+/// A summary in µs for the JSON (`null` without one).
+pub fn summary_json(s: &Option<Summary>) -> serde_json::Value {
     match s {
-        Some(s) => json!({
+        Some(s) => serde_json::json!({
             "count": s.count,
             "p50_us": s.p50 as f64 / 1e3,
             "p99_us": s.p99 as f64 / 1e3,
@@ -201,31 +293,59 @@ fn sj(s: &Option<Summary>) -> Value {
             "min_us": s.min as f64 / 1e3,
             "avg_us": s.avg / 1e3,
         }),
-        None => Value::Null,
+        None => serde_json::Value::Null,
     }
 }
 
-/// One row as JSON.
-pub fn row_json(rows: &[Row], r: &Row) -> Value {
-    let [a, b, c] = ratios(rows, r);
-    let mut v = json!({
-        "name": r.name, "link": r.link, "busy_poll": r.busy, "available": r.available,
-        "note": r.note, "cycles": r.cycles,
-        "round_trip": sj(&r.round_trip), "wake_latency": sj(&r.wake),
-        "task_duration": sj(&r.task), "cycle_time": sj(&r.cycle_time),
-        "frames_sent": r.frames_sent, "frames_lost": r.frames_lost,
-        "wkc_errors": r.wkc_errors, "overruns": r.overruns,
-        "ratios": {"round_trip_vs_floor": a, "wake_vs_bare_timer": b, "task_vs_ethercrab": c},
-    });
-    if r.name == "ethercrab" {
-        v["per_cycle"] = v["task_duration"].take();
-    }
-    if let Some(p) = &r.perf {
-        let mut o = serde_json::Map::new();
-        for m in Metric::ALL {
-            o.insert(m.key().into(), sj(&Some(p[m as usize])));
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cmd::bench::row::Row;
+
+    fn agg(name: &str, busy: bool, rtt: u64, back: u64) -> Agg {
+        let s = |p50: u64| {
+            (p50 > 0).then_some(Summary {
+                count: 100,
+                p50,
+                p99: p50,
+                max: p50,
+                ..Default::default()
+            })
+        };
+        Agg {
+            name: name.into(),
+            rounds: vec![Row {
+                name: name.into(),
+                available: true,
+                busy,
+                cycles: 100,
+                round_trip: s(rtt),
+                wake: s(10_000),
+                task: s(back / 4),
+                back: s(back),
+                ..Default::default()
+            }],
         }
-        v["perf"] = Value::Object(o);
     }
-    v
+
+    #[test]
+    fn ratios_divide_the_named_figures() {
+        let rows = vec![
+            agg("floor echo", false, 50_000, 0),
+            agg("floor echo busy", true, 40_000, 0),
+            agg("bare timer", false, 0, 0),
+            agg("ecat raw busy", true, 60_000, 80_000),
+            agg("ethercrab", false, 100_000, 100_000),
+        ];
+        let r = ratios(&rows, &rows[3]);
+        assert_eq!(r, [Some(1.5), Some(1.0), Some(0.2), Some(0.8)]);
+        assert_eq!(ratios(&rows, &rows[4]), [Some(2.0), Some(1.0), None, None]);
+        assert_eq!(best(&rows).unwrap().name, "ecat raw busy");
+        let t = table(&rows);
+        assert!(t.contains("60.0±0% 60.0/60"), "{t}");
+        assert!(t.contains("0.80x"), "{t}");
+        for name in RATIOS {
+            assert!(legend(3).contains(&format!("  {name} ")), "{name}");
+        }
+    }
 }

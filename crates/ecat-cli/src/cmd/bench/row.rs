@@ -2,8 +2,9 @@
 
 use ecat::perf::Summary;
 
-/// The figures of one row. `task` is ecat's task duration (wake-up to end of send), or for
-/// ethercrab its per-cycle time (wake-up to tx_rx completion).
+/// The figures of one row in one round. `task` is ecat's task duration (wake-up to end of
+/// send); `back` is wake-up to data back (ecat: until every cyclic frame is back with its
+/// inputs in the images; ethercrab: until `tx_rx` completes, its per-cycle time).
 #[derive(Debug, Clone, Default)]
 pub struct Row {
     /// Row name in the table (`floor echo`, `ecat raw busy`, `ethercrab`, ...).
@@ -22,8 +23,10 @@ pub struct Row {
     pub round_trip: Option<Summary>,
     /// Wake-up latency.
     pub wake: Option<Summary>,
-    /// Task duration (ethercrab: per-cycle time).
+    /// Task duration: wake-up to end of send (ecat rows only).
     pub task: Option<Summary>,
+    /// Wake-up to data back (ecat rows and ethercrab).
+    pub back: Option<Summary>,
     /// Cycle time (interval between wake-ups).
     pub cycle_time: Option<Summary>,
     /// Frames sent.
