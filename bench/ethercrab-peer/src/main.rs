@@ -135,6 +135,9 @@ fn main() {
     let timeouts = Timeouts {
         wait_loop_delay: Duration::from_millis(2),
         mailbox_response: Duration::from_millis(1000),
+        // ethercrab's 10 ms default covers a real ESC's ~0.7 ms EEPROM busy time (which the
+        // simulator now shows) but not a simulated peer delayed by a loaded 2-core machine.
+        eeprom: Duration::from_millis(100),
         ..Default::default()
     };
     let md = MainDevice::new(pdu_loop, timeouts, MainDeviceConfig::default());
