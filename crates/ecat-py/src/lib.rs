@@ -36,6 +36,20 @@ fn _ecat(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<sim::PyNetwork>()?;
     m.add_function(wrap_pyfunction!(maindevice::decode_object, m)?)?;
     m.add_function(wrap_pyfunction!(maindevice::decode_entry, m)?)?;
+    m.add_function(wrap_pyfunction!(al_status_text, m)?)?;
+    m.add_function(wrap_pyfunction!(sdo_abort_text, m)?)?;
     m.add("MIN_CYCLE_NS", ecat::cycle::MIN_PERIOD_NS)?;
     Ok(())
+}
+
+/// The meaning of an AL status code, e.g. "invalid output configuration" for 0x001D.
+#[pyfunction]
+fn al_status_text(code: u16) -> &'static str {
+    ecat_wire::al::AlStatusCode(code).description()
+}
+
+/// The meaning of an SDO abort code, e.g. "object does not exist in the object dictionary".
+#[pyfunction]
+fn sdo_abort_text(code: u32) -> &'static str {
+    ecat_wire::coe::SdoAbortCode(code).description()
 }

@@ -150,6 +150,10 @@ class MainDevice:
     """
 
     def __init__(self, link: Union[str, "_ecat.Network"] = "sim:io"):
+        if isinstance(link, str) and link.startswith("sim:"):
+            from .sim import _published
+
+            link = _published.get(link[4:], link)
         self._md = _ecat.MainDevice(link)
         self._subs: List[SubDevice] = []
         self._rt = None

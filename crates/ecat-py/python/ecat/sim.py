@@ -17,8 +17,28 @@ keep controlling it while the MainDevice runs:
 Positions are the network's own (wiring order), which do not shift when one is unplugged.
 """
 
+from typing import Dict
+
 from ._ecat import Network, SimError
 
 presets = Network.presets
 
-__all__ = ["Network", "SimError", "presets"]
+_published: Dict[str, Network] = {}
+
+
+def publish(net: Network, name: str) -> str:
+    """Make ``net`` reachable as the link ``"sim:NAME"`` for ``ecat.MainDevice`` and
+    ``ecat.pysoem`` in this process (so a script that takes its interface name from its
+    arguments runs against a network the test controls). Returns the link name."""
+    if name in Network.presets():
+        raise SimError(f"'{name}' is a preset's name: publish the network under another name")
+    _published[name] = net
+    return f"sim:{name}"
+
+
+def unpublish(name: str) -> None:
+    """Forget a network published under ``name``."""
+    _published.pop(name, None)
+
+
+__all__ = ["Network", "SimError", "presets", "publish", "unpublish"]
