@@ -26,7 +26,12 @@ create_exception!(
     Error,
     "No answer in time, or a state not reached in time."
 );
-create_exception!(_ecat, WkcError, Error, "A datagram came back with an unexpected working counter.");
+create_exception!(
+    _ecat,
+    WkcError,
+    Error,
+    "A datagram came back with an unexpected working counter."
+);
 create_exception!(
     _ecat,
     AlStatusError,
@@ -39,8 +44,18 @@ create_exception!(
     Error,
     "A SubDevice aborted an SDO transfer; `code` is the abort code, `text` its meaning."
 );
-create_exception!(_ecat, MailboxError, Error, "A mailbox transfer failed below the SDO level.");
-create_exception!(_ecat, SimError, Error, "The simulated network refused a request.");
+create_exception!(
+    _ecat,
+    MailboxError,
+    Error,
+    "A mailbox transfer failed below the SDO level."
+);
+create_exception!(
+    _ecat,
+    SimError,
+    Error,
+    "The simulated network refused a request."
+);
 
 /// Set `attrs` on the exception `e`.
 fn with_attrs(py: Python<'_>, e: PyErr, attrs: &[(&str, PyObject)]) -> PyErr {
@@ -64,13 +79,19 @@ pub fn to_py(e: ecat::Error) -> PyErr {
         E::StateTimeout { who, .. } => with_attrs(
             py,
             TimeoutError::new_err(msg),
-            &[("position", who.position.into_pyobject(py).unwrap().into_any().unbind())],
+            &[(
+                "position",
+                who.position.into_pyobject(py).unwrap().into_any().unbind(),
+            )],
         ),
         E::Wkc { expected, got, .. } => with_attrs(
             py,
             WkcError::new_err(msg),
             &[
-                ("expected", expected.into_pyobject(py).unwrap().into_any().unbind()),
+                (
+                    "expected",
+                    expected.into_pyobject(py).unwrap().into_any().unbind(),
+                ),
                 ("got", got.into_pyobject(py).unwrap().into_any().unbind()),
             ],
         ),
@@ -79,15 +100,31 @@ pub fn to_py(e: ecat::Error) -> PyErr {
             py,
             SdoAbort::new_err(msg),
             &[
-                ("code", code.0.into_pyobject(py).unwrap().into_any().unbind()),
-                ("text", code.description().into_pyobject(py).unwrap().into_any().unbind()),
-                ("position", who.position.into_pyobject(py).unwrap().into_any().unbind()),
+                (
+                    "code",
+                    code.0.into_pyobject(py).unwrap().into_any().unbind(),
+                ),
+                (
+                    "text",
+                    code.description()
+                        .into_pyobject(py)
+                        .unwrap()
+                        .into_any()
+                        .unbind(),
+                ),
+                (
+                    "position",
+                    who.position.into_pyobject(py).unwrap().into_any().unbind(),
+                ),
             ],
         ),
         E::Mailbox { who, .. } | E::Sii { who, .. } | E::NoCoe { who, .. } => with_attrs(
             py,
             MailboxError::new_err(msg),
-            &[("position", who.position.into_pyobject(py).unwrap().into_any().unbind())],
+            &[(
+                "position",
+                who.position.into_pyobject(py).unwrap().into_any().unbind(),
+            )],
         ),
         E::NotFound(_) => pyo3::exceptions::PyIndexError::new_err(msg),
         E::Invalid(_) => Error::new_err(msg),
@@ -103,7 +140,10 @@ pub fn al_error(py: Python<'_>, msg: String, position: u16, code: u16) -> PyErr 
         &[
             ("code", code.into_pyobject(py).unwrap().into_any().unbind()),
             ("text", text.into_pyobject(py).unwrap().into_any().unbind()),
-            ("position", position.into_pyobject(py).unwrap().into_any().unbind()),
+            (
+                "position",
+                position.into_pyobject(py).unwrap().into_any().unbind(),
+            ),
         ],
     )
 }

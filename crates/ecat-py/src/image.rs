@@ -144,7 +144,11 @@ impl Mirrors {
             unsafe {
                 let p = m.ptr.add(byte + b / 8);
                 let mask = 1u8 << (b % 8);
-                *p = if (value >> i) & 1 == 1 { *p | mask } else { *p & !mask };
+                *p = if (value >> i) & 1 == 1 {
+                    *p | mask
+                } else {
+                    *p & !mask
+                };
             }
         }
         Ok(())
@@ -174,7 +178,11 @@ pub fn layout<'py>(py: Python<'py>, rt: &Runtime, position: usize) -> PyResult<B
     d.set_item("outputs", span(rt, p, Direction::Output))?;
     d.set_item("inputs", span(rt, p, Direction::Input))?;
     let entries = PyList::empty(py);
-    let info = rt.supervisor().states().nth(position).map(|s| s.info.clone());
+    let info = rt
+        .supervisor()
+        .states()
+        .nth(position)
+        .map(|s| s.info.clone());
     if let (Some(cfg), Some(info)) = (rt.supervisor().config(position), info) {
         for sync in &cfg.sync {
             let (sii, dir) = match sync.direction {
@@ -194,9 +202,9 @@ pub fn layout<'py>(py: Python<'py>, rt: &Runtime, position: usize) -> PyResult<B
                                 .find(|y| y.index == e.index && y.subindex == e.subindex)
                         })
                         .or_else(|| {
-                            sii.iter().flat_map(|x| &x.entries).find(|y| {
-                                y.index == e.index && y.subindex == e.subindex
-                            })
+                            sii.iter()
+                                .flat_map(|x| &x.entries)
+                                .find(|y| y.index == e.index && y.subindex == e.subindex)
                         });
                     let ed = PyDict::new(py);
                     ed.set_item("name", sii_e.map(|x| x.name.as_str()).unwrap_or(""))?;

@@ -6,6 +6,7 @@
 //!
 //! - [`maindevice`]: open, scan, states, SDO, SII, registers, DC, activation;
 //! - [`runtime`]: the activated MainDevice, stepped from Python or cycling in a Rust thread;
+//! - [`cycle_thread`]: what that thread runs and shares with Python;
 //! - [`image`]: the process image mirrored into Python-owned buffers, entry layout;
 //! - [`pending`]: SDO requests in flight during cycling;
 //! - [`sim`]: simulated networks built and controlled from Python;
@@ -16,6 +17,7 @@
 
 #![warn(missing_docs)]
 
+pub mod cycle_thread;
 pub mod errors;
 pub mod image;
 pub mod maindevice;

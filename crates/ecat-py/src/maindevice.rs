@@ -140,7 +140,9 @@ impl PyMainDevice {
             ))
         })?;
         let s = spec.clone();
-        let md = py.allow_threads(move || MainDevice::open(&s)).map_err(to_py)?;
+        let md = py
+            .allow_threads(move || MainDevice::open(&s))
+            .map_err(to_py)?;
         Ok(PyMainDevice {
             inner: Arc::new(Mutex::new(Some(md))),
             vt: None,
@@ -337,11 +339,7 @@ impl PyMainDevice {
 
     /// Request INIT from every SubDevice (best effort) and close the link.
     fn close(&self, py: Python<'_>) {
-        let md = self
-            .inner
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take();
+        let md = self.inner.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some(mut md) = md {
             py.allow_threads(move || {
                 if !md.subdevices().is_empty() {

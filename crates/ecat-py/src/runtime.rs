@@ -10,16 +10,18 @@
 //!   Python (states, WKC, counters, state requests) are closures handed to the thread through a
 //!   small job list and answered at the next cycle ([`PyRuntime::with_rt`]), so Python never
 //!   blocks the cycle. The perf figures are copied out at each report interval.
+//!
 //! The process image is mirrored to Python buffers ([`crate::image`]); events go into a queue
 //! that Python reads with a timeout; SDO requests go through ecat's `SdoClient` from any
 //! thread and return a [`PyPending`].
 
+use crate::cycle_thread::{cycle_body, CycleThread, Shared};
 use crate::errors::to_py;
 use crate::image::{layout, Mirrors, Views};
 use ecat::clock::VirtualTime;
-use ecat::cycle::{self, CycleOptions, LoopCounters};
+use ecat::cycle::{CycleOptions, LoopCounters};
 use ecat::dc::{DcMode, DcRuntime};
-use ecat::perf::{Metric, Perf, Summary, METRICS};
+use ecat::perf::Metric;
 use ecat::runtime::{Activation, Runtime};
 use ecat::supervisor::Event;
 use ecat::MainDevice;
@@ -29,7 +31,6 @@ use pyo3::types::{PyDict, PyMemoryView};
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Condvar, Mutex};
-use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 pub use crate::pending::PyPending;
@@ -46,41 +47,6 @@ pub struct ActivateArgs {
     pub vt: Option<VirtualTime>,
 }
 
-type Job = Box<dyn FnOnce(&mut Runtime) + Send>;
-
-/// What the Python side and the cycle thread share.
-struct Shared {
-    mirrors: Mirrors,
-    events: Mutex<VecDeque<Event>>,
-    events_cv: Condvar,
-    jobs: Mutex<Vec<Job>>,
-    stop: AtomicBool,
-    perf: Mutex<Option<[Summary; METRICS]>>,
-    loop_counters: Mutex<LoopCounters>,
-}
-
-impl Shared {
-    fn drain_events(&self, rt: &mut Runtime) {
-        let mut got = false;
-        let mut q = self.events.lock().unwrap_or_else(|p| p.into_inner());
-        while let Some(e) = rt.next_event() {
-            q.push_back(e);
-            got = true;
-        }
-        if got {
-            self.events_cv.notify_all();
-        }
-    }
-
-    fn run_jobs(&self, rt: &mut Runtime) {
-        if let Ok(mut j) = self.jobs.try_lock() {
-            for job in j.drain(..) {
-                job(rt);
-            }
-        }
-    }
-}
-
 fn closed() -> PyErr {
     crate::errors::Error::new_err("the Runtime is closed")
 }
@@ -89,7 +55,7 @@ fn closed() -> PyErr {
 #[pyclass(module = "ecat._ecat", name = "Runtime")]
 pub struct PyRuntime {
     rt: Arc<Mutex<Option<Runtime>>>,
-    thread: Mutex<Option<JoinHandle<(Runtime, ecat::Result<LoopCounters>)>>>,
+    thread: Mutex<Option<CycleThread>>,
     shared: Arc<Shared>,
     views: Views,
     sdo: ecat::mailbox::service::SdoClient,
@@ -110,9 +76,7 @@ impl PyRuntime {
                     .any(|s| s.dc_assign_activate & 0x0300 != 0);
                 let mut dc = None;
                 if a.dc.unwrap_or(wants) {
-                    if let Some(setup) =
-                        md.configure_dc(ecat::dc::setup::DcOptions::default())?
-                    {
+                    if let Some(setup) = md.configure_dc(ecat::dc::setup::DcOptions::default())? {
                         dc = Some(DcRuntime {
                             setup,
                             mode: if a.vt.is_some() {
@@ -281,7 +245,12 @@ impl PyRuntime {
     /// Step until every SubDevice is in `state` or `timeout` seconds (of the Runtime's clock)
     /// have passed; raises with the SubDevices still behind.
     #[pyo3(signature = (state, timeout = 10.0))]
-    fn run_until_state(&self, py: Python<'_>, state: &Bound<'_, PyAny>, timeout: f64) -> PyResult<()> {
+    fn run_until_state(
+        &self,
+        py: Python<'_>,
+        state: &Bound<'_, PyAny>,
+        timeout: f64,
+    ) -> PyResult<()> {
         let st = crate::maindevice::parse_state(state)?;
         let period = self.period_ns;
         let cycles = ((timeout.max(0.0) * 1e9) as u64 / period.max(1)).max(1);
@@ -337,7 +306,11 @@ impl PyRuntime {
     /// Frame and link counters as a dict.
     fn counters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let (c, e, l) = self.with_rt(py, |rt| rt.counters())?;
-        let lc = *self.shared.loop_counters.lock().unwrap_or_else(|p| p.into_inner());
+        let lc = *self
+            .shared
+            .loop_counters
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
         let d = PyDict::new(py);
         d.set_item("cycles", c.cycles)?;
         d.set_item("frames_sent", c.frames_sent)?;
@@ -360,7 +333,15 @@ impl PyRuntime {
         let ds = self.with_rt(py, |rt| {
             rt.domains()
                 .iter()
-                .map(|d| (d.index, d.size(), d.outputs_len, d.inputs_len, d.logical_base))
+                .map(|d| {
+                    (
+                        d.index,
+                        d.size(),
+                        d.outputs_len,
+                        d.inputs_len,
+                        d.logical_base,
+                    )
+                })
                 .collect::<Vec<_>>()
         })?;
         ds.into_iter()
@@ -383,7 +364,9 @@ impl PyRuntime {
             .views
             .get(i)
             .map(|v| v.clone_ref(py))
-            .ok_or_else(|| pyo3::exceptions::PyIndexError::new_err(format!("there is no domain {i}")))
+            .ok_or_else(|| {
+                pyo3::exceptions::PyIndexError::new_err(format!("there is no domain {i}"))
+            })
     }
 
     /// Process data layout of the SubDevice at `position` (see `ecat.Runtime.subdevice`).
@@ -406,7 +389,14 @@ impl PyRuntime {
     }
 
     /// Write an entry's bits into the process image (sent with the next cycle).
-    fn write_bits(&self, domain: usize, byte: usize, bit: u8, bits: u8, value: u64) -> PyResult<()> {
+    fn write_bits(
+        &self,
+        domain: usize,
+        byte: usize,
+        bit: u8,
+        bits: u8,
+        value: u64,
+    ) -> PyResult<()> {
         self.shared
             .mirrors
             .write_bits(domain, byte, bit, bits, value)
@@ -416,7 +406,11 @@ impl PyRuntime {
     /// Next event as (kind, position, message), waiting up to `timeout` seconds (None: don't
     /// wait). Kinds: lost, found, reached, refused, startup_failed, wrong_device.
     #[pyo3(signature = (timeout = None))]
-    fn next_event(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<(String, u16, String, u16)>> {
+    fn next_event(
+        &self,
+        py: Python<'_>,
+        timeout: Option<f64>,
+    ) -> PyResult<Option<(String, u16, String, u16)>> {
         if !self.running() {
             // Step mode: collect what the supervisor has.
             let (rt, sh) = (self.rt.clone(), self.shared.clone());
@@ -483,7 +477,9 @@ impl PyRuntime {
     ) -> PyResult<Vec<String>> {
         let mut th = self.thread.lock().unwrap_or_else(|p| p.into_inner());
         if th.is_some() {
-            return Err(crate::errors::Error::new_err("the cycle thread is already running"));
+            return Err(crate::errors::Error::new_err(
+                "the cycle thread is already running",
+            ));
         }
         let opts = CycleOptions {
             period_ns: self.period_ns,
@@ -496,7 +492,7 @@ impl PyRuntime {
             auto_realtime: realtime,
         };
         opts.validate().map_err(to_py)?;
-        let mut rt = self
+        let rt = self
             .rt
             .lock()
             .unwrap_or_else(|p| p.into_inner())
@@ -508,41 +504,10 @@ impl PyRuntime {
         let (ntx, nrx) = mpsc::sync_channel(1);
         let h = std::thread::Builder::new()
             .name("ecat-cycle".into())
-            .spawn(move || {
-                match cycle::realtime_setup(&opts) {
-                    Ok(n) => {
-                        let _ = ntx.send(Ok(n));
-                    }
-                    Err(e) => {
-                        let _ = ntx.send(Err(e));
-                        return (rt, Ok(LoopCounters::default()));
-                    }
-                }
-                let mut perf = Perf::new();
-                let s2 = sh.clone();
-                let mut app = |rt: &mut Runtime, _c: u64| {
-                    if let Some(v) = &vt {
-                        v.advance(period);
-                    }
-                    sh.mirrors.inputs_out(rt);
-                    sh.mirrors.outputs_in(rt);
-                    sh.drain_events(rt);
-                    sh.run_jobs(rt);
-                };
-                let mut report = |perf: &mut Perf, _rt: &mut Runtime, c: &LoopCounters| {
-                    let t: [Summary; METRICS] = core::array::from_fn(|i| perf.total(Metric::ALL[i]));
-                    *s2.perf.lock().unwrap_or_else(|p| p.into_inner()) = Some(t);
-                    *s2.loop_counters.lock().unwrap_or_else(|p| p.into_inner()) = *c;
-                };
-                let r = cycle::run(&mut rt, &opts, &sh.stop, &mut perf, &mut app, &mut report);
-                let t: [Summary; METRICS] = core::array::from_fn(|i| perf.total(Metric::ALL[i]));
-                *sh.perf.lock().unwrap_or_else(|p| p.into_inner()) = Some(t);
-                if let Ok(c) = &r {
-                    *sh.loop_counters.lock().unwrap_or_else(|p| p.into_inner()) = *c;
-                }
-                (rt, r)
-            })
-            .map_err(|e| crate::errors::Error::new_err(format!("cannot start the cycle thread: {e}")))?;
+            .spawn(move || cycle_body(rt, opts, sh, vt, period, ntx))
+            .map_err(|e| {
+                crate::errors::Error::new_err(format!("cannot start the cycle thread: {e}"))
+            })?;
         let notes = py.allow_threads(move || nrx.recv());
         match notes {
             Ok(Ok(n)) => {
@@ -550,11 +515,15 @@ impl PyRuntime {
                 Ok(n)
             }
             other => {
-                let (rt, _) = h.join().map_err(|_| crate::errors::Error::new_err("the cycle thread panicked"))?;
+                let (rt, _) = h
+                    .join()
+                    .map_err(|_| crate::errors::Error::new_err("the cycle thread panicked"))?;
                 *self.rt.lock().unwrap_or_else(|p| p.into_inner()) = Some(rt);
                 match other {
                     Ok(Err(e)) => Err(to_py(e)),
-                    _ => Err(crate::errors::Error::new_err("the cycle thread did not start")),
+                    _ => Err(crate::errors::Error::new_err(
+                        "the cycle thread did not start",
+                    )),
                 }
             }
         }
@@ -603,7 +572,11 @@ impl PyRuntime {
     /// link. Safe to call twice.
     fn close(&self, py: Python<'_>) {
         let _ = self.stop(py);
-        let (rt, period, vt) = (self.rt.clone(), self.period_ns.max(100_000), self.vt.clone());
+        let (rt, period, vt) = (
+            self.rt.clone(),
+            self.period_ns.max(100_000),
+            self.vt.clone(),
+        );
         py.allow_threads(move || {
             let taken = rt.lock().unwrap_or_else(|p| p.into_inner()).take();
             if let Some(mut rt) = taken {

@@ -15,7 +15,7 @@ use ecat::clock::VirtualTime;
 use ecat::link::raw::RawSocket;
 use ecat::link::sim::SimLink;
 use ecat::link::{Link, LinkCounters};
-use ecat_sim::{EventAction, FaultEvent, FrameFate, Faults, Network};
+use ecat_sim::{EventAction, FaultEvent, Faults, FrameFate, Network};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -280,8 +280,8 @@ impl PyNetwork {
             "power_cycle" => EventAction::PowerCycle,
             other => {
                 return Err(crate::errors::SimError::new_err(format!(
-                    "unknown action '{other}': use unplug, replug, replug_power_cycled or power_cycle"
-                )))
+                "unknown action '{other}': use unplug, replug, replug_power_cycled or power_cycle"
+            )))
             }
         };
         self.with(|n| {
@@ -341,11 +341,7 @@ impl PyNetwork {
 
     /// Stop answering on the interface (see `serve`).
     fn stop_serving(&self, py: Python<'_>) {
-        let s = self
-            .server
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .take();
+        let s = self.server.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some((stop, h)) = s {
             stop.store(true, Ordering::Relaxed);
             py.allow_threads(|| {
