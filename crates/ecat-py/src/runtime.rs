@@ -593,7 +593,7 @@ impl PyRuntime {
                         break;
                     }
                     if vt.is_none() {
-                        std::thread::sleep(Duration::from_nanos(period));
+                        std::thread::sleep(Duration::from_nanos(period.min(10_000_000)));
                     }
                 }
             }

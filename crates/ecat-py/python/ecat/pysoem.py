@@ -432,7 +432,7 @@ class Master:
             self._cycle_ns = syncs[0][1]
         dc = True if syncs else (None if self._dc else False)
         try:
-            self._rt = md.activate(self._cycle_ns, dc=dc, target="SAFEOP", start=False, wait=False)
+            self._rt = md.activate(f"{self._cycle_ns}ns", dc=dc, target="SAFEOP", start=False, wait=False)
         except _ecat.Error as e:
             raise ConfigMapError(str(e)) from None
         self._state = SAFEOP_STATE
