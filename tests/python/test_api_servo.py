@@ -113,3 +113,27 @@ def test_events_on_unplug_and_replug(servo):
     kinds = [(e.kind, e.position) for e in rt.events]
     assert ("found", 2) in kinds and ("reached", 2) in kinds
     assert rt.states() == ["OP"] * 6
+
+
+def test_event_callbacks_in_thread_mode():
+    import threading
+
+    net = ecat.sim.Network("servo6", virtual_time=False)
+    with ecat.MainDevice(net) as md:
+        md.scan()
+        rt = md.activate(realtime=False)
+        list(rt.events)
+        seen, lost = [], threading.Event()
+
+        def cb(e):
+            seen.append(e)
+            if e.kind == "lost":
+                lost.set()
+
+        rt.on_event(cb)
+        net.unplug(5)
+        assert lost.wait(5), seen
+        assert seen[-1].position == 5
+        net.replug(5)
+        rt.wait_state("OP", timeout=10)
+        assert rt.states() == ["OP"] * 6

@@ -11,15 +11,28 @@ queue-like reader (``get(timeout)``, ``get_nowait()``, iteration drains).
 
 from __future__ import annotations
 
+import atexit
 import concurrent.futures
 import queue
 import threading
 import time
+import weakref
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple, Union
 
 from . import _ecat
 from ._core import ObjectEntry, ObjectInfo, state_name
 from ._types import TypeSpec, decode, encode, entry_raw, entry_value
+
+
+# Runtimes with helper threads: stopped at exit, before the interpreter finalizes (a helper
+# thread waiting in native code must not wake up into a finalized interpreter).
+_live: "weakref.WeakSet[Runtime]" = weakref.WeakSet()
+
+
+@atexit.register
+def _stop_all_helpers() -> None:
+    for rt in list(_live):
+        rt._stop_helpers()
 
 
 class Event(NamedTuple):
@@ -181,6 +194,8 @@ class Runtime:
         self._futures: "queue.Queue" = queue.Queue()
         self._completer: Optional[threading.Thread] = None
         self._closed = False
+        self._helpers: List[threading.Thread] = []
+        self._helpers_stop = False
         self.events = Events(native)
         self.cycle_ns: int = native.cycle_ns
         # Layouts are read while stepping; cache them before a thread takes the Runtime.
@@ -240,8 +255,39 @@ class Runtime:
         if self._closed:
             return
         self._closed = True
+        self._stop_helpers()
         self._native.close()
+
+    def _stop_helpers(self) -> None:
+        self._helpers_stop = True
         self._futures.put(None)
+        for t in self._helpers:
+            if t is not threading.current_thread():
+                t.join(timeout=2)
+        self._helpers = []
+
+    def _helper(self, target, name: str) -> threading.Thread:
+        t = threading.Thread(target=target, name=name, daemon=True)
+        self._helpers.append(t)
+        _live.add(self)
+        t.start()
+        return t
+
+    def on_event(self, callback) -> None:
+        """Call ``callback(event)`` for every event from now on, from a helper thread (the
+        events then no longer reach ``rt.events``)."""
+
+        def pump():
+            while not self._helpers_stop:
+                try:
+                    e = self.events.get(timeout=0.2)
+                except queue.Empty:
+                    continue
+                except _ecat.Error:
+                    return
+                callback(e)
+
+        self._helper(pump, "ecat-events")
 
     # -- process data -----------------------------------------------------------------
     def subdevice(self, position: int) -> SubDeviceData:
@@ -349,8 +395,7 @@ class Runtime:
         f.set_running_or_notify_cancel()
         self._futures.put((pending, f, convert))
         if self._completer is None:
-            self._completer = threading.Thread(target=self._complete, name="ecat-sdo-futures", daemon=True)
-            self._completer.start()
+            self._completer = self._helper(self._complete, "ecat-sdo-futures")
         return f
 
     def _complete(self) -> None:
@@ -364,7 +409,7 @@ class Runtime:
                     f.set_result(convert(pending.wait(0.1)))
                     break
                 except _ecat.TimeoutError:
-                    if self._closed:
+                    if self._helpers_stop:
                         f.set_exception(_ecat.Error("the Runtime was closed before the SDO answer came"))
                         break
                 except Exception as e:  # the SDO's own error (SdoAbort, MailboxError, ...)
