@@ -137,3 +137,25 @@ def test_event_callbacks_in_thread_mode():
         net.replug(5)
         rt.wait_state("OP", timeout=10)
         assert rt.states() == ["OP"] * 6
+
+
+def test_pdo_choice_and_remapping(servo):
+    net, md, subs = servo
+    rt = md.activate(
+        start=False,
+        pdo={
+            1: {"outputs": [0x1601], "inputs": [0x1A01]},
+            2: {"outputs": [(0x1600, [(0x6040, 0, 16), (0x607A, 0, 32), (0x6060, 0, 8)])]},
+        },
+    )
+    assert rt.states() == ["OP"] * 6
+    d1 = rt.subdevice(1)
+    assert "Target position" in d1.outputs.keys() and "Position actual value" in d1.inputs.keys()
+    d2 = rt.subdevice(2)
+    assert d2.outputs.keys() == ["Controlword", "Target position", "Modes of operation"]
+    d2.outputs["Target position"] = 123456
+    d2.outputs["Modes of operation"] = 8
+    rt.step(3)
+    assert struct.unpack_from("<HiB", net.outputs(2)) == (0, 123456, 8)
+    assert subs[2].sdo_read(0x1600, 2, type="u32") == 0x607A0020
+    assert rt.subdevice(3).outputs.keys() == ["Controlword", "Target velocity"]

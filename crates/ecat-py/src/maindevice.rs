@@ -303,13 +303,16 @@ impl PyMainDevice {
     /// Lay out the process data and hand the bus to a Runtime (this object is then spent).
     /// `cycle_ns`: the cycle; `target`: the state to walk every SubDevice to; `dc`: None
     /// (auto: when a SubDevice's SII asks for SYNC0), True or False.
-    #[pyo3(signature = (cycle_ns = 1_000_000, target = None, dc = None))]
+    /// `pdo`: PDOs to assign instead, as (position, outputs?, PDO index, entries or None for
+    /// the PDO's current mapping).
+    #[pyo3(signature = (cycle_ns = 1_000_000, target = None, dc = None, pdo = None))]
     fn activate(
         &self,
         py: Python<'_>,
         cycle_ns: u64,
         target: Option<&Bound<'_, PyAny>>,
         dc: Option<bool>,
+        pdo: Option<Vec<crate::runtime::PdoChoice>>,
     ) -> PyResult<PyRuntime> {
         let target = match target {
             Some(t) => parse_state(t)?,
@@ -333,6 +336,7 @@ impl PyMainDevice {
                 target,
                 dc,
                 vt: self.vt.clone(),
+                pdo: pdo.unwrap_or_default(),
             },
         )
     }

@@ -19,8 +19,10 @@ use crate::cycle_thread::{cycle_body, CycleThread, Shared};
 use crate::errors::to_py;
 use crate::image::{layout, Mirrors, Views};
 use ecat::clock::VirtualTime;
+use ecat::config::{Direction, EntryConfig, PdoConfig, SubDeviceConfig, SyncConfig};
 use ecat::cycle::{CycleOptions, LoopCounters};
 use ecat::dc::{DcMode, DcRuntime};
+use ecat::mailbox::sdo::SdoOp;
 use ecat::perf::Metric;
 use ecat::runtime::{Activation, Runtime};
 use ecat::supervisor::Event;
@@ -45,6 +47,93 @@ pub struct ActivateArgs {
     pub dc: Option<bool>,
     /// The simulated network's clock, if on virtual time.
     pub vt: Option<VirtualTime>,
+    /// PDO choices: (position, output?, PDO index, entries or None = as mapped now).
+    pub pdo: Vec<PdoChoice>,
+}
+
+/// One PDO the application assigns: (position, outputs?, PDO index, entries as (index,
+/// subindex, bits), or None to take the PDO's mapping as the SubDevice has it now).
+pub type PdoChoice = (usize, bool, u16, Option<Vec<(u16, u8, u8)>>);
+
+/// Replace the discovered configurations with the application's PDO choices; CoE SubDevices
+/// get the assignment and mapping as startup SDOs (replayed on every reconfiguration).
+fn apply_pdo_choices(
+    md: &mut MainDevice,
+    configs: &mut [SubDeviceConfig],
+    startup: &mut [Vec<SdoOp>],
+    choices: Vec<PdoChoice>,
+) -> ecat::Result<()> {
+    let mut touched = Vec::new();
+    for (pos, output, index, entries) in choices {
+        let sub = md.subdevice(pos)?.clone();
+        let entries = match entries {
+            Some(e) => e,
+            None => {
+                let n = md
+                    .sdo_upload(pos, index, 0, false)?
+                    .first()
+                    .copied()
+                    .unwrap_or(0);
+                let mut v = Vec::new();
+                for i in 1..=n {
+                    let d = md.sdo_upload(pos, index, i, false)?;
+                    let mut b = [0u8; 4];
+                    let n = d.len().min(4);
+                    b[..n].copy_from_slice(&d[..n]);
+                    let x = u32::from_le_bytes(b);
+                    v.push(((x >> 16) as u16, (x >> 8) as u8, x as u8));
+                }
+                v
+            }
+        };
+        let (dir, kind) = if output {
+            (Direction::Output, 3)
+        } else {
+            (Direction::Input, 4)
+        };
+        let sm = sub
+            .sync_managers
+            .iter()
+            .position(|s| s.kind == kind)
+            .ok_or_else(|| {
+                ecat::Error::Invalid(format!(
+                    "{} has no {} SyncManager for PDO 0x{index:04X}",
+                    sub.who(),
+                    if output { "output" } else { "input" }
+                ))
+            })? as u8;
+        let c = &mut configs[pos];
+        if !touched.contains(&(pos, output)) {
+            touched.push((pos, output));
+            c.sync.retain(|s| s.direction != dir);
+            c.sync.push(SyncConfig {
+                index: sm,
+                direction: dir,
+                pdos: Vec::new(),
+                domain: 0,
+            });
+        }
+        if let Some(s) = c.sync.iter_mut().find(|s| s.direction == dir) {
+            s.pdos.push(PdoConfig {
+                index,
+                entries: entries
+                    .into_iter()
+                    .map(|(index, subindex, bits)| EntryConfig {
+                        index,
+                        subindex,
+                        bits,
+                    })
+                    .collect(),
+            });
+        }
+    }
+    for (pos, _) in touched {
+        configs[pos].sync.sort_by_key(|s| s.index);
+        if md.coe_mailbox(pos).is_ok() {
+            startup[pos] = ecat::pdo_coe::write_ops(&configs[pos]);
+        }
+    }
+    Ok(())
 }
 
 fn closed() -> PyErr {
@@ -69,7 +158,9 @@ impl PyRuntime {
         let vt = a.vt.clone();
         let rt = py
             .allow_threads(move || -> ecat::Result<Runtime> {
-                let configs = md.discover_configs()?;
+                let mut configs = md.discover_configs()?;
+                let mut startup_sdos = vec![Vec::new(); configs.len()];
+                apply_pdo_choices(&mut md, &mut configs, &mut startup_sdos, a.pdo)?;
                 let wants = md
                     .subdevices()
                     .iter()
@@ -91,6 +182,7 @@ impl PyRuntime {
                 }
                 let mut rt = md.activate(Activation {
                     configs: Some(configs),
+                    startup_sdos,
                     dc,
                     target: a.target,
                     ..Default::default()

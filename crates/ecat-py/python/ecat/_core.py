@@ -209,6 +209,7 @@ class MainDevice:
         cycle: Union[str, float] = "1ms",
         *,
         dc: Optional[bool] = None,
+        pdo: Optional[Dict[int, Dict[str, Sequence[Any]]]] = None,
         target: Union[str, int] = "OP",
         start: bool = True,
         wait: bool = True,
@@ -219,6 +220,11 @@ class MainDevice:
         its SII), set up distributed clocks (``dc``: None = when a SubDevice asks for SYNC0)
         and return the ``Runtime``.
 
+        ``pdo`` assigns other PDOs: ``{position: {"outputs": [0x1601], "inputs": [0x1A01]}}``
+        takes those PDOs as the SubDevice maps them; ``(0x1600, [(0x6040, 0, 16), ...])``
+        instead of an index remaps one (CoE SubDevices get both written in PREOP, again after
+        every reconfiguration).
+
         ``wait``: step from here until every SubDevice is in ``target``; ``start``: then
         run the cycle in a Rust real-time thread (``thread_options``: ``cpu``, ``priority``,
         ``busy_wait_ns``, ``realtime``, ``lock_memory``). With ``start=False`` drive it with
@@ -226,7 +232,18 @@ class MainDevice:
         from ._runtime import Runtime
 
         cycle_ns = parse_duration(cycle)
-        native = self._md.activate(cycle_ns, target, dc)
+        choices = []
+        for pos, dirs in (pdo or {}).items():
+            for key, items in dirs.items():
+                if key not in ("outputs", "inputs"):
+                    raise ValueError(f"pdo[{pos}] has {key!r}: use 'outputs' and 'inputs'")
+                for item in items:
+                    if isinstance(item, int):
+                        choices.append((pos, key == "outputs", item, None))
+                    else:
+                        index, entries = item
+                        choices.append((pos, key == "outputs", index, [tuple(e) for e in entries]))
+        native = self._md.activate(cycle_ns, target, dc, choices)
         self._rt = Runtime(native, self)
         if wait:
             self._rt._native.run_until_state(target, timeout)
