@@ -4,6 +4,7 @@
 //! SubDevice position and returns plain Python values; the Python code in `python/ecat/`
 //! (the Pythonic API, `ecat.sim`, `ecat.pysoem`, the pytest plugin) builds on it.
 //!
+//! - [`activate`]: process data choices, DC and activation;
 //! - [`maindevice`]: open, scan, states, SDO, SII, registers, DC, activation;
 //! - [`runtime`]: the activated MainDevice, stepped from Python or cycling in a Rust thread;
 //! - [`cycle_thread`]: what that thread runs and shares with Python;
@@ -17,6 +18,7 @@
 
 #![warn(missing_docs)]
 
+pub mod activate;
 pub mod cycle_thread;
 pub mod errors;
 pub mod image;

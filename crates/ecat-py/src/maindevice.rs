@@ -7,8 +7,9 @@
 //! `activate` moves it into the runtime and `close` drops it, after which every call raises
 //! one clear error.
 
+use crate::activate::ActivateArgs;
 use crate::errors::to_py;
-use crate::runtime::{ActivateArgs, PyRuntime};
+use crate::runtime::PyRuntime;
 use crate::sim::PyNetwork;
 use ecat::clock::VirtualTime;
 use ecat::mailbox::sdo::SdoOp;
@@ -312,7 +313,7 @@ impl PyMainDevice {
         cycle_ns: u64,
         target: Option<&Bound<'_, PyAny>>,
         dc: Option<bool>,
-        pdo: Option<Vec<crate::runtime::PdoChoice>>,
+        pdo: Option<Vec<crate::activate::PdoChoice>>,
     ) -> PyResult<PyRuntime> {
         let target = match target {
             Some(t) => parse_state(t)?,

@@ -15,16 +15,14 @@
 //! that Python reads with a timeout; SDO requests go through ecat's `SdoClient` from any
 //! thread and return a [`PyPending`].
 
+use crate::activate::ActivateArgs;
 use crate::cycle_thread::{cycle_body, CycleThread, Shared};
 use crate::errors::to_py;
 use crate::image::{layout, Mirrors, Views};
 use ecat::clock::VirtualTime;
-use ecat::config::{Direction, EntryConfig, PdoConfig, SubDeviceConfig, SyncConfig};
 use ecat::cycle::{CycleOptions, LoopCounters};
-use ecat::dc::{DcMode, DcRuntime};
-use ecat::mailbox::sdo::SdoOp;
 use ecat::perf::Metric;
-use ecat::runtime::{Activation, Runtime};
+use ecat::runtime::Runtime;
 use ecat::supervisor::Event;
 use ecat::MainDevice;
 use ecat_wire::al::AlState;
@@ -36,105 +34,6 @@ use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 pub use crate::pending::PyPending;
-
-/// How `MainDevice.activate` was called.
-pub struct ActivateArgs {
-    /// Cycle time.
-    pub cycle_ns: u64,
-    /// State to walk every SubDevice to.
-    pub target: AlState,
-    /// DC: None = when a SubDevice's SII asks for SYNC signals.
-    pub dc: Option<bool>,
-    /// The simulated network's clock, if on virtual time.
-    pub vt: Option<VirtualTime>,
-    /// PDO choices: (position, output?, PDO index, entries or None = as mapped now).
-    pub pdo: Vec<PdoChoice>,
-}
-
-/// One PDO the application assigns: (position, outputs?, PDO index, entries as (index,
-/// subindex, bits), or None to take the PDO's mapping as the SubDevice has it now).
-pub type PdoChoice = (usize, bool, u16, Option<Vec<(u16, u8, u8)>>);
-
-/// Replace the discovered configurations with the application's PDO choices; CoE SubDevices
-/// get the assignment and mapping as startup SDOs (replayed on every reconfiguration).
-fn apply_pdo_choices(
-    md: &mut MainDevice,
-    configs: &mut [SubDeviceConfig],
-    startup: &mut [Vec<SdoOp>],
-    choices: Vec<PdoChoice>,
-) -> ecat::Result<()> {
-    let mut touched = Vec::new();
-    for (pos, output, index, entries) in choices {
-        let sub = md.subdevice(pos)?.clone();
-        let entries = match entries {
-            Some(e) => e,
-            None => {
-                let n = md
-                    .sdo_upload(pos, index, 0, false)?
-                    .first()
-                    .copied()
-                    .unwrap_or(0);
-                let mut v = Vec::new();
-                for i in 1..=n {
-                    let d = md.sdo_upload(pos, index, i, false)?;
-                    let mut b = [0u8; 4];
-                    let n = d.len().min(4);
-                    b[..n].copy_from_slice(&d[..n]);
-                    let x = u32::from_le_bytes(b);
-                    v.push(((x >> 16) as u16, (x >> 8) as u8, x as u8));
-                }
-                v
-            }
-        };
-        let (dir, kind) = if output {
-            (Direction::Output, 3)
-        } else {
-            (Direction::Input, 4)
-        };
-        let sm = sub
-            .sync_managers
-            .iter()
-            .position(|s| s.kind == kind)
-            .ok_or_else(|| {
-                ecat::Error::Invalid(format!(
-                    "{} has no {} SyncManager for PDO 0x{index:04X}",
-                    sub.who(),
-                    if output { "output" } else { "input" }
-                ))
-            })? as u8;
-        let c = &mut configs[pos];
-        if !touched.contains(&(pos, output)) {
-            touched.push((pos, output));
-            c.sync.retain(|s| s.direction != dir);
-            c.sync.push(SyncConfig {
-                index: sm,
-                direction: dir,
-                pdos: Vec::new(),
-                domain: 0,
-            });
-        }
-        if let Some(s) = c.sync.iter_mut().find(|s| s.direction == dir) {
-            s.pdos.push(PdoConfig {
-                index,
-                entries: entries
-                    .into_iter()
-                    .map(|(index, subindex, bits)| EntryConfig {
-                        index,
-                        subindex,
-                        bits,
-                    })
-                    .collect(),
-            });
-        }
-    }
-    for (pos, _) in touched {
-        configs[pos].sync.sort_by_key(|s| s.index);
-        if md.coe_mailbox(pos).is_ok() {
-            startup[pos] = ecat::pdo_coe::write_ops(&configs[pos]);
-        }
-    }
-    Ok(())
-}
 
 fn closed() -> PyErr {
     crate::errors::Error::new_err("the Runtime is closed")
@@ -153,44 +52,20 @@ pub struct PyRuntime {
 }
 
 impl PyRuntime {
-    /// Discover the configuration, set up DC if wanted, activate.
-    pub fn activate(py: Python<'_>, mut md: MainDevice, a: ActivateArgs) -> PyResult<PyRuntime> {
+    /// Discover the configuration, apply the PDO choices, set up DC if wanted, activate.
+    pub fn activate(py: Python<'_>, md: MainDevice, a: ActivateArgs) -> PyResult<PyRuntime> {
         let vt = a.vt.clone();
-        let rt = py
-            .allow_threads(move || -> ecat::Result<Runtime> {
-                let mut configs = md.discover_configs()?;
-                let mut startup_sdos = vec![Vec::new(); configs.len()];
-                apply_pdo_choices(&mut md, &mut configs, &mut startup_sdos, a.pdo)?;
-                let wants = md
-                    .subdevices()
-                    .iter()
-                    .any(|s| s.dc_assign_activate & 0x0300 != 0);
-                let mut dc = None;
-                if a.dc.unwrap_or(wants) {
-                    if let Some(setup) = md.configure_dc(ecat::dc::setup::DcOptions::default())? {
-                        dc = Some(DcRuntime {
-                            setup,
-                            mode: if a.vt.is_some() {
-                                DcMode::ReferenceFollowsMaster
-                            } else {
-                                DcMode::MasterFollowsReference
-                            },
-                            cycle_ns: a.cycle_ns,
-                            shift_ns: 0,
-                        });
-                    }
-                }
-                let mut rt = md.activate(Activation {
-                    configs: Some(configs),
-                    startup_sdos,
-                    dc,
-                    target: a.target,
-                    ..Default::default()
-                })?;
-                rt.request_state(a.target);
-                Ok(rt)
-            })
-            .map_err(to_py)?;
+        let period = a.cycle_ns;
+        let rt = crate::activate::activate(py, md, a)?;
+        Self::from_runtime(py, rt, vt, period)
+    }
+
+    fn from_runtime(
+        py: Python<'_>,
+        rt: Runtime,
+        vt: Option<VirtualTime>,
+        period_ns: u64,
+    ) -> PyResult<PyRuntime> {
         let (mirrors, views) = Mirrors::new(py, &rt)?;
         Ok(PyRuntime {
             sdo: rt.sdo_client(),
@@ -207,7 +82,7 @@ impl PyRuntime {
             }),
             views,
             vt,
-            period_ns: a.cycle_ns,
+            period_ns,
         })
     }
 
