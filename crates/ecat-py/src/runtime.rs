@@ -169,17 +169,28 @@ impl PyRuntime {
     #[pyo3(signature = (n = 1))]
     fn step(&self, py: Python<'_>, n: u64) -> PyResult<u32> {
         let (vt, period) = (self.vt.clone(), self.period_ns);
-        self.stepping(py, move |rt, sh| {
-            for _ in 0..n {
-                if let Some(v) = &vt {
-                    v.advance(period);
+        // In chunks, so Ctrl-C (and other signals) interrupt a long run of steps.
+        let mut left = n;
+        loop {
+            let chunk = left.min(1_000);
+            left -= chunk;
+            let vt = vt.clone();
+            let wkc = self.stepping(py, move |rt, sh| {
+                for _ in 0..chunk {
+                    if let Some(v) = &vt {
+                        v.advance(period);
+                    }
+                    sh.mirrors.outputs_in(rt);
+                    rt.tx_rx(period)?;
+                    sh.mirrors.inputs_out(rt);
                 }
-                sh.mirrors.outputs_in(rt);
-                rt.tx_rx(period)?;
-                sh.mirrors.inputs_out(rt);
+                Ok(rt.domains().first().map_or(0, |d| d.wkc()))
+            })?;
+            if left == 0 {
+                return Ok(wkc);
             }
-            Ok(rt.domains().first().map_or(0, |d| d.wkc()))
-        })
+            py.check_signals()?;
+        }
     }
 
     /// Send the cyclic frames with the outputs as they are now (step mode; pysoem's
