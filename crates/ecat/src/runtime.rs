@@ -294,6 +294,12 @@ impl Runtime {
         self.supervisor.set_target(state);
     }
 
+    /// The oldest emergency not yet taken, as (position, message). Emergencies are read from a
+    /// SubDevice's mailbox while an SDO transfer (from [`Runtime::sdo_client`]) runs on it.
+    pub fn next_emergency(&mut self) -> Option<(usize, ecat_wire::coe::EmergencyRepr)> {
+        self.sdo.take_emergency()
+    }
+
     /// Next event (SubDevice lost, back, state reached, refusal).
     pub fn next_event(&mut self) -> Option<Event> {
         self.supervisor.next_event()

@@ -12,6 +12,7 @@ use super::job::SdoJob;
 use super::sdo::SdoOp;
 use crate::error::{Error, Result, Who};
 use crate::frame::{FrameEngine, Handle, Status};
+use ecat_wire::coe::EmergencyRepr;
 use std::collections::VecDeque;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Condvar, Mutex};
@@ -133,7 +134,12 @@ pub struct SdoService {
     targets: Vec<(Who, Option<MailboxArea>)>,
     running: Vec<Option<Running>>,
     waiting: Vec<VecDeque<Request>>,
+    /// Emergencies read from mailboxes during transfers, oldest first (bounded).
+    emergencies: VecDeque<(usize, EmergencyRepr)>,
 }
+
+/// Emergencies kept until the application takes them; older ones are dropped beyond this.
+pub const EMERGENCY_QUEUE: usize = 64;
 
 impl std::fmt::Debug for SdoService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -161,7 +167,14 @@ impl SdoService {
             targets,
             running: (0..n).map(|_| None).collect(),
             waiting: (0..n).map(|_| VecDeque::new()).collect(),
+            emergencies: VecDeque::with_capacity(EMERGENCY_QUEUE),
         }
+    }
+
+    /// The oldest emergency a SubDevice sent (seen while an SDO transfer read its mailbox):
+    /// (position, message).
+    pub fn take_emergency(&mut self) -> Option<(usize, EmergencyRepr)> {
+        self.emergencies.pop_front()
     }
 
     /// A client to submit requests with.
@@ -248,6 +261,12 @@ impl SdoService {
                         r.handle = Some(h);
                     }
                 }
+            }
+            for e in r.job.take_emergencies() {
+                if self.emergencies.len() == EMERGENCY_QUEUE {
+                    self.emergencies.pop_front();
+                }
+                self.emergencies.push_back((p, e));
             }
             if r.job.is_done() {
                 *counter = r.job.counter();
