@@ -159,3 +159,15 @@ def test_pdo_choice_and_remapping(servo):
     assert struct.unpack_from("<HiB", net.outputs(2)) == (0, 123456, 8)
     assert subs[2].sdo_read(0x1600, 2, type="u32") == 0x607A0020
     assert rt.subdevice(3).outputs.keys() == ["Controlword", "Target velocity"]
+
+
+def test_emergency_events(servo):
+    net, md, subs = servo
+    rt = md.activate(start=False)
+    list(rt.events)
+    net.send_emergency(3, 0x8611, 0x21)
+    subs[3].sdo_read(0x6041, 0)  # emergencies are read while an SDO transfer runs
+    ev = [e for e in rt.events if e.kind == "emergency"]
+    assert len(ev) == 1 and ev[0].position == 3 and ev[0].code == 0x8611
+    assert ev[0].data[0] == 0x21
+    assert "SubDevice 3 (0x1004" in ev[0].message and "emergency 0x8611" in ev[0].message

@@ -4,7 +4,6 @@ networks the test controls, in-process; and the layer's own behaviour."""
 
 import struct
 import sys
-import warnings
 from pathlib import Path
 
 import pytest
@@ -120,10 +119,6 @@ def test_unsupported_features_name_themselves(published):
         pysoem.Master().open(link, "eth1")
     with pytest.raises(pysoem.NotSupportedError, match="config_overlap_map"):
         m.config_overlap_map()
-    with warnings.catch_warnings(record=True) as w:
-        warnings.simplefilter("always")
-        m.slaves[0].add_emergency_callback(print)
-    assert "emergencies" in str(w[0].message)
     with pytest.raises(pysoem.SdoError) as e:
         m.slaves[0].sdo_read(0x1234, 0)
     assert e.value.abort_code == 0x06020000 and isinstance(e.value, ecat.Error)
@@ -144,3 +139,22 @@ def test_no_io_map_size_limit():
             assert m.receive_processdata(2000) == m.expected_wkc
     finally:
         ecat.sim.unpublish("pytest-big")
+
+
+def test_emergency_callbacks(published):
+    net, link = published("servo6", virtual_time=True)
+    m = pysoem.Master()
+    m.open(link)
+    m.config_init()
+    got = []
+    m.slaves[2].add_emergency_callback(got.append)
+    m.config_map()
+    m.state = pysoem.OP_STATE
+    m.write_state()
+    assert m.state_check(pysoem.OP_STATE, 500000) == pysoem.OP_STATE
+    net.send_emergency(2, 0x8611, 0x21, b"\x01\x02\x03\x04\x05")
+    m.slaves[2].sdo_read(0x6041, 0)
+    assert len(got) == 1
+    e = got[0]
+    assert (e.slave_pos, e.error_code, e.error_reg, e.b1, e.w1, e.w2) == (2, 0x8611, 0x21, 1, 0x0302, 0x0504)
+    m.close()

@@ -18,6 +18,24 @@ use std::sync::atomic::AtomicBool;
 use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
+/// An event as Python gets it: (kind, position, message, code, data). Kinds: lost, found,
+/// reached, refused (code: AL status code), startup_failed, wrong_device, emergency (code:
+/// the emergency error code; data: error register and the 5 manufacturer bytes).
+pub type QueuedEvent = (&'static str, u16, String, u32, Vec<u8>);
+
+fn queued(e: Event) -> QueuedEvent {
+    let msg = e.to_string();
+    let (kind, who, code) = match e {
+        Event::Lost { who, .. } => ("lost", who, 0),
+        Event::Found { who, .. } => ("found", who, 0),
+        Event::Reached { who, .. } => ("reached", who, 0),
+        Event::Refused { who, code, .. } => ("refused", who, code.0 as u32),
+        Event::StartupFailed { who, .. } => ("startup_failed", who, 0),
+        Event::WrongDevice { who, .. } => ("wrong_device", who, 0),
+    };
+    (kind, who.position, msg, code, Vec::new())
+}
+
 /// A query or request from Python, run on the Runtime at the next cycle.
 pub type Job = Box<dyn FnOnce(&mut Runtime) + Send>;
 
@@ -29,7 +47,7 @@ pub struct Shared {
     /// The process image mirrors.
     pub mirrors: Mirrors,
     /// Events waiting for Python.
-    pub events: Mutex<VecDeque<Event>>,
+    pub events: Mutex<VecDeque<QueuedEvent>>,
     /// Signalled when events arrive.
     pub events_cv: Condvar,
     /// Jobs Python queued for the next cycle.
@@ -43,12 +61,34 @@ pub struct Shared {
 }
 
 impl Shared {
-    /// Move the supervisor's events into the queue.
+    /// Move the supervisor's events and the emergencies into the queue.
     pub fn drain_events(&self, rt: &mut Runtime) {
         let mut got = false;
         let mut q = self.events.lock().unwrap_or_else(|p| p.into_inner());
         while let Some(e) = rt.next_event() {
-            q.push_back(e);
+            q.push_back(queued(e));
+            got = true;
+        }
+        while let Some((p, e)) = rt.next_emergency() {
+            let who = rt
+                .supervisor()
+                .states()
+                .nth(p)
+                .map(|s| s.info.who().to_string())
+                .unwrap_or_else(|| format!("SubDevice {p}"));
+            let msg = format!(
+                "cycle {}: {who} sent emergency 0x{:04X} (error register 0x{:02X}, data {})",
+                rt.cycle_count(),
+                e.error_code,
+                e.error_register,
+                e.data
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect::<String>()
+            );
+            let mut data = vec![e.error_register];
+            data.extend_from_slice(&e.data);
+            q.push_back(("emergency", p as u16, msg, e.error_code as u32, data));
             got = true;
         }
         if got {

@@ -23,7 +23,6 @@ use ecat::clock::VirtualTime;
 use ecat::cycle::{CycleOptions, LoopCounters};
 use ecat::perf::Metric;
 use ecat::runtime::Runtime;
-use ecat::supervisor::Event;
 use ecat::MainDevice;
 use ecat_wire::al::AlState;
 use pyo3::prelude::*;
@@ -382,13 +381,13 @@ impl PyRuntime {
     }
 
     /// Next event as (kind, position, message), waiting up to `timeout` seconds (None: don't
-    /// wait). Kinds: lost, found, reached, refused, startup_failed, wrong_device.
+    /// wait). Kinds: lost, found, reached, refused, startup_failed, wrong_device, emergency.
     #[pyo3(signature = (timeout = None))]
     fn next_event(
         &self,
         py: Python<'_>,
         timeout: Option<f64>,
-    ) -> PyResult<Option<(String, u16, String, u16)>> {
+    ) -> PyResult<Option<(String, u16, String, u32, Vec<u8>)>> {
         if !self.running() {
             // Step mode: collect what the supervisor has.
             let (rt, sh) = (self.rt.clone(), self.shared.clone());
@@ -408,18 +407,7 @@ impl PyRuntime {
                 .unwrap_or_else(|p| p.into_inner());
             q.pop_front()
         });
-        Ok(e.map(|e| {
-            let msg = e.to_string();
-            let (kind, who, code) = match e {
-                Event::Lost { who, .. } => ("lost", who, 0),
-                Event::Found { who, .. } => ("found", who, 0),
-                Event::Reached { who, .. } => ("reached", who, 0),
-                Event::Refused { who, code, .. } => ("refused", who, code.0),
-                Event::StartupFailed { who, .. } => ("startup_failed", who, 0),
-                Event::WrongDevice { who, .. } => ("wrong_device", who, 0),
-            };
-            (kind.to_string(), who.position, msg, code)
-        }))
+        Ok(e.map(|(k, p, m, c, d)| (k.to_string(), p, m, c, d)))
     }
 
     /// Queue an SDO request (works in step and thread mode; it progresses as cycles run).

@@ -294,6 +294,34 @@ impl PyNetwork {
         Ok(())
     }
 
+    /// Make the SubDevice at `position` send a CoE emergency (dropped without CoE or in
+    /// INIT), as a device does on a fault.
+    #[pyo3(signature = (position, error_code, error_register = 0, data = None))]
+    fn send_emergency(
+        &self,
+        position: usize,
+        error_code: u16,
+        error_register: u8,
+        data: Option<Vec<u8>>,
+    ) -> PyResult<()> {
+        let mut d = [0u8; 5];
+        if let Some(x) = data {
+            let n = x.len().min(5);
+            d[..n].copy_from_slice(&x[..n]);
+        }
+        let e = ecat_wire::coe::EmergencyRepr {
+            error_code,
+            error_register,
+            data: d,
+        };
+        self.with(|n| n.subdevice_mut(position).map(|esc| esc.send_emergency(&e)))
+            .ok_or_else(|| {
+                crate::errors::SimError::new_err(format!(
+                    "the simulated network has no SubDevice at position {position}"
+                ))
+            })
+    }
+
     /// ESC register bytes of the SubDevice at `position` (e.g. 0x0130 for the AL status).
     fn read_register<'py>(
         &self,

@@ -37,12 +37,15 @@ def _stop_all_helpers() -> None:
 
 class Event(NamedTuple):
     """Something the supervisor reports: ``kind`` is lost, found, reached, refused,
-    startup_failed or wrong_device; ``code`` the AL status code of a refusal."""
+    startup_failed, wrong_device or emergency; ``code`` is the AL status code of a refusal or
+    an emergency's error code; ``data`` an emergency's error register and 5 manufacturer
+    bytes. Emergencies are read while SDO transfers run on the SubDevice."""
 
     kind: str
     position: int
     message: str
     code: int
+    data: bytes = b""
 
 
 class Events:
@@ -58,7 +61,7 @@ class Events:
             left = 0.0 if not block else (0.5 if deadline is None else max(0.0, deadline - time.monotonic()))
             e = self._native.next_event(min(left, 0.5))
             if e is not None:
-                return Event(*e)
+                return Event(e[0], e[1], e[2], e[3], bytes(e[4]))
             if not block or (deadline is not None and time.monotonic() >= deadline):
                 raise queue.Empty
 
@@ -72,7 +75,7 @@ class Events:
             e = self._native.next_event(None)
             if e is None:
                 return
-            yield Event(*e)
+            yield Event(e[0], e[1], e[2], e[3], bytes(e[4]))
 
 
 class Entry(NamedTuple):

@@ -9,15 +9,16 @@ Runtime (ecat's frames, recovery and acyclic work ride along), ``write_state`` a
 supervisor for a state, ``state_check`` cycles until it is reached. The IO map has no size
 limit. ``slave.output``/``slave.input`` are the slave's bytes in the process image.
 Things SOEM has and ecat does not (FoE, EEPROM writes, overlapped mapping, redundancy, ...)
-raise ``NotSupportedError`` naming them. Emergencies are not delivered yet: registered
-callbacks are kept and never called.
+raise ``NotSupportedError`` naming them. Emergencies reach the callbacks of
+``add_emergency_callback`` after ``config_map``, when ``receive_processdata`` or an SDO call
+runs (ecat reads them from the mailbox while SDO transfers run; before ``config_map`` they
+are not delivered).
 """
 
 from __future__ import annotations
 
 import os
 import time
-import warnings
 from types import SimpleNamespace
 from typing import Any, Callable, List, Optional
 
@@ -93,7 +94,12 @@ class SdoError(_ecat.Error):
 
 
 class Emergency(_ecat.Error):
-    """An emergency message (not delivered by ecat.pysoem yet)."""
+    """An emergency message, as passed to the callbacks of ``add_emergency_callback``."""
+
+    def __init__(self, slave_pos, error_code, error_reg, b1, w1, w2):
+        super().__init__(f"slave {slave_pos}: emergency 0x{error_code:04X}")
+        self.slave_pos, self.error_code, self.error_reg = slave_pos, error_code, error_reg
+        self.b1, self.w1, self.w2 = b1, w1, w2
 
 
 class SdoInfoError(_ecat.Error):
@@ -284,6 +290,8 @@ class CdefSlave:
             data = self._master._md._sdo(self._pos, "upload", index, subindex, None, ca)
         except _ecat.Error as e:
             raise _convert(e, self._pos, index, subindex) from None
+        finally:
+            self._master._emergencies()
         return data[:size] if size else data
 
     def sdo_write(self, index: int, subindex: int, data: bytes, ca: bool = False) -> None:
@@ -292,6 +300,8 @@ class CdefSlave:
             self._master._md._sdo(self._pos, "download", index, subindex, bytes(data), ca)
         except _ecat.Error as e:
             raise _convert(e, self._pos, index, subindex) from None
+        finally:
+            self._master._emergencies()
 
     @property
     def od(self) -> List[_Object]:
@@ -311,8 +321,7 @@ class CdefSlave:
         self._sync = (bool(act), int(sync0_cycle_time), int(sync0_shift_time))
 
     def add_emergency_callback(self, callback: Callable) -> None:
-        """Kept, but ecat.pysoem does not deliver emergencies yet."""
-        warnings.warn("ecat.pysoem does not deliver emergencies yet; the callback will not be called", stacklevel=2)
+        """Call ``callback(Emergency)`` for this slave's emergencies (see the module notes)."""
         self._emcy.append(callback)
 
     def eeprom_read(self, word_address: int, timeout: int = 20000) -> bytes:
@@ -502,7 +511,21 @@ class Master:
         """Receive the frames of the last send (up to ``timeout`` µs); returns the WKC."""
         if self._rt is None:
             raise ConfigMapError("receive_processdata needs config_map() first")
-        return self._rt._native.receive(timeout)
+        wkc = self._rt._native.receive(timeout)
+        self._emergencies()
+        return wkc
+
+    def _emergencies(self) -> None:
+        if self._rt is None:
+            return
+        for e in self._rt.events:
+            if e.kind != "emergency" or e.position >= len(self._slaves):
+                continue
+            d = e.data + bytes(6)
+            em = Emergency(e.position, e.code, d[0], d[1], int.from_bytes(d[2:4], "little"),
+                           int.from_bytes(d[4:6], "little"))
+            for cb in self._slaves[e.position]._emcy:
+                cb(em)
 
     def send_overlap_processdata(self) -> None:
         _unsupported("send_overlap_processdata")
