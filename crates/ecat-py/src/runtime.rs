@@ -34,6 +34,9 @@ use std::time::{Duration, Instant};
 
 pub use crate::pending::PyPending;
 
+/// An event as `next_event` returns it: (kind, position, message, code, data).
+type PyEvent = (String, u16, String, u32, Vec<u8>);
+
 fn closed() -> PyErr {
     crate::errors::Error::new_err("the Runtime is closed")
 }
@@ -383,11 +386,7 @@ impl PyRuntime {
     /// Next event as (kind, position, message), waiting up to `timeout` seconds (None: don't
     /// wait). Kinds: lost, found, reached, refused, startup_failed, wrong_device, emergency.
     #[pyo3(signature = (timeout = None))]
-    fn next_event(
-        &self,
-        py: Python<'_>,
-        timeout: Option<f64>,
-    ) -> PyResult<Option<(String, u16, String, u32, Vec<u8>)>> {
+    fn next_event(&self, py: Python<'_>, timeout: Option<f64>) -> PyResult<Option<PyEvent>> {
         if !self.running() {
             // Step mode: collect what the supervisor has.
             let (rt, sh) = (self.rt.clone(), self.shared.clone());
