@@ -136,7 +136,7 @@ step_failed() { FAILED=$((FAILED + 1)); }
 # ---------------------------------------------------------------------------
 # (a) System packages
 # ---------------------------------------------------------------------------
-APT_PKGS=(tshark iproute2 python3-venv ethtool rt-tests)
+APT_PKGS=(tshark iproute2 python3-venv ethtool rt-tests gcc cmake pkg-config)
 APT_UPDATED=0
 
 pkg_installed() {

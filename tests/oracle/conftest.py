@@ -4,9 +4,9 @@
             skips when it has not been built
   veth      a fresh veth pair with one end in a fresh network namespace
             (netns.VethNs); skips when not root or without `ip netns`
-  ecat_sim  factory: ecat_sim(network[, veth]) starts `ecat sim -i <ns end> -n
-            <network>` inside the namespace, waits for its startup lines and
-            stops it at teardown
+  ecat_sim  factory: ecat_sim(network[, veth][, extra=[...]]) starts `ecat sim -i
+            <ns end> -n <network> [extra...]` inside the namespace, waits for its
+            startup lines and stops it at teardown
   tshark    path to tshark; skips when missing
 In a CI run (ECAT_TEST_STRICT=1, set by scripts/test.sh when CI=true) missing
 root, `ip netns`, tshark or pysoem fail the test instead of skipping it.
@@ -67,9 +67,15 @@ def ecat_sim(ecat, veth):
     # Depends on `veth` so the simulator stops before its namespace goes.
     started: list[SimProcess] = []
 
-    def start(network: str, v: netns.VethNs | None = None, expect_lines: int | None = None):
+    def start(
+        network: str,
+        v: netns.VethNs | None = None,
+        expect_lines: int | None = None,
+        extra: list[str] | tuple[str, ...] = (),
+    ):
         v = v or veth
-        sim = SimProcess(v.exec_argv([str(ecat), "sim", "-i", v.ns_if, "-n", network]))
+        argv = [str(ecat), "sim", "-i", v.ns_if, "-n", network, *extra]
+        sim = SimProcess(v.exec_argv(argv))
         started.append(sim)
         return sim.start(expect_lines=expect_lines)
 

@@ -39,7 +39,8 @@ def main() -> int:
         res["iomap_size"] = m.config_map()
         res["expected_wkc"] = m.expected_wkc
         res["sizes"] = [
-            {"name": s.name, "out": len(s.output), "in": len(s.input)} for s in m.slaves
+            {"name": s.name, "out": len(s.output), "in": len(s.input),
+             "man": s.man, "id": s.id, "rev": s.rev} for s in m.slaves
         ]
         res["safeop"] = m.state_check(pysoem.SAFEOP_STATE, 2_000_000)
         # Send valid outputs while asking for OP (devices need outputs before OP).
@@ -67,6 +68,7 @@ def main() -> int:
         res["wkc"] = wkcs
         res["inputs_first"] = inputs[0] if inputs else []
         res["inputs_last"] = inputs[-1] if inputs else []
+        m.read_state()  # the per-SubDevice states are stale until read
         res["states"] = [s.state for s in m.slaves]
         m.state = pysoem.INIT_STATE
         m.write_state()

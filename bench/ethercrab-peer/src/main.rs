@@ -162,8 +162,9 @@ fn main() {
     // there.
     let group = futures_lite::future::block_on(group.into_safe_op(&md))
         .unwrap_or_else(|e| fail(format!("ethercrab PRE-OP -> SAFE-OP: {e:?}")));
-    // Terminals with outputs (here the EL4132) refuse OP until they have received valid
-    // outputs in SAFE-OP, so exchange process data a few times before asking for OP.
+    // Terminals with outputs (here the EL4132) enter OP only once they have received valid
+    // outputs in SAFE-OP, so exchange process data a few times before asking for OP (then the
+    // request completes at once instead of waiting for the next cycle).
     for _ in 0..10 {
         let _ = futures_lite::future::block_on(group.tx_rx(&md));
         std::thread::sleep(Duration::from_millis(1));

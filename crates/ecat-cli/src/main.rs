@@ -106,6 +106,8 @@ enum Command {
     Domains(cmd::domains::DomainsArgs),
     /// Show the live process image after a few cycles in OP (IgH: `ethercat data`).
     Data(cmd::domains::DataArgs),
+    /// Write the scanned bus and its configuration as an ENI file (ETG.2100).
+    Eni(cmd::eni::Args),
     /// Run a simulated EtherCAT network on a network interface until Ctrl-C.
     Sim(cmd::sim::Args),
     /// The main job: scan, bring the bus up and report (on the built-in simulated network
@@ -113,6 +115,8 @@ enum Command {
     Run(cmd::run::Args),
     /// Measure on the wire from a capture file (pcap/pcapng): cycles, intervals, loss, WKC.
     Analyze(cmd::analyze::Args),
+    /// Replay a real capture against a simulated network and compare every answer.
+    Replay(cmd::replay::Args),
     /// Measure ecat against the veth floor, a bare timer and ethercrab, in one table (root).
     Bench(cmd::bench::Args),
     /// Check this host for real-time EtherCAT: kernel, CPU power management, IRQs, limits.
@@ -134,6 +138,7 @@ fn main() -> ExitCode {
         Command::Alias(a) => cmd::alias::run(a),
         Command::States(a) => cmd::states::run(a),
         Command::Sim(a) => cmd::sim::run(a),
+        Command::Eni(a) => cmd::eni::run(a),
         Command::Domains(a) => cmd::domains::domains(a),
         Command::Graph(a) => cmd::graph::run(a),
         Command::Upload(a) => cmd::coe::upload(a),
@@ -146,6 +151,7 @@ fn main() -> ExitCode {
         Command::Run(a) => cmd::run::run(a),
         Command::Analyze(a) => cmd::analyze::run(a),
         Command::Doctor(a) => cmd::doctor::run(a),
+        Command::Replay(a) => cmd::replay::run(a),
         Command::Bench(a) => cmd::bench::run(a),
     };
     match result {

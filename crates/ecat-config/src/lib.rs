@@ -3,6 +3,8 @@
 //! - [`esi`]: the ESI reader (ETG.2000 device descriptions) into plain data types that do not
 //!   depend on the simulator or the master: [`Device`] with its SyncManagers, FMMUs, PDOs,
 //!   CoE dictionary, DC modes, EEPROM and ESC information.
+//! - [`eni`]: the ENI reader (ETG.2100 network configurations): master and slave init
+//!   commands, process data, mailbox and CoE init commands, cyclic frames, process image.
 //! - [`library`]: ESI directories (`ECAT_ESI_PATH`, `--esi-dir`) indexed by vendor, product,
 //!   revision and type name, parsed lazily.
 //! - [`sii_build`]: SII EEPROM images built from a [`Device`].
@@ -15,11 +17,13 @@
 //! # Ok::<(), ecat_config::Error>(())
 //! ```
 
+pub mod eni;
 pub mod error;
 pub mod esi;
 pub mod library;
 pub mod sii_build;
 
+pub use eni::Eni;
 pub use error::{Error, Result};
 pub use esi::{Device, EsiFile};
 pub use library::{DeviceLibrary, DeviceRef, ESI_PATH_ENV};

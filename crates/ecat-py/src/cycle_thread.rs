@@ -69,7 +69,7 @@ impl Shared {
             q.push_back(queued(e));
             got = true;
         }
-        while let Some((p, e)) = rt.next_emergency() {
+        while let Some((p, e)) = rt.take_emergency() {
             let who = rt
                 .supervisor()
                 .states()

@@ -4,7 +4,9 @@
 //! frame and returns it the way the ring of ESCs would: every datagram executed by every ESC
 //! in wiring order, working counters and IRQ fields updated, the source MAC marked as
 //! returned. Networks come from presets ([`Network::preset`]) or TOML files
-//! ([`Network::from_file`]) listing catalogue models ([`devices`]) or raw SII images.
+//! ([`Network::from_file`]) listing catalogue models ([`devices`]), raw SII images, or any
+//! device an ESI file describes ([`devices::esi`]: SII, ESC, CoE dictionary and PDO objects
+//! built from the ESI, generic process-data behaviour, the drive model for CiA 402 drives).
 //!
 //! Each ESC ([`Esc`]) models the register space, process RAM, SyncManager mailbox gating,
 //! FMMU (logical) addressing, the SII EEPROM interface and the AL state machine; see the
@@ -29,6 +31,11 @@
 //! steered by a control loop, and generate SYNC0/SYNC1 pulses whose true times tests can
 //! read ([`Network::frame_passages`], [`Network::sync0_pulses`], [`Esc::system_time`]).
 //!
+//! Each ESC has the resources of its chip ([`esc::chips`]: ET1100, ET1200, IP core, LAN9252,
+//! TI PRU-ICSS, the 2007 FPGA ESCs, and the chips of the real devices in our captures), and
+//! [`replay`] replays a real capture against a network and compares every answer with the
+//! real devices' (`ecat replay`).
+//!
 //! Nothing from the wire can panic: malformed frames are dropped and counted.
 
 #![forbid(unsafe_code)]
@@ -37,11 +44,14 @@
 pub mod coe;
 mod control;
 pub mod devices;
+pub mod eni;
 mod error;
 pub mod esc;
 pub mod faults;
 mod netfile;
+mod netfile_esi;
 mod network;
+pub mod replay;
 pub mod sii_info;
 
 pub use error::SimError;

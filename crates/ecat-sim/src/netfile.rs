@@ -6,10 +6,29 @@
 //!
 //! [[subdevice]]
 //! sii = "dumps/el2004.bin"   # relative to this file
-//! chip = "ET1200"            # sii entries: "ET1100" (default) or "ET1200" (a small ESC
-//!                            # whose DC system time exists only with SYNC/latch units on)
+//! chip = "ET1200"            # sii entries: the ESC (see esc::chips): ET1100, ET1200
+//!                            # (DC system time only with SYNC/latch units on), ET1200-DC,
+//!                            # ET1810/ET1815 (IP core), LAN9252, AX58100, AM335X-PRU.
+//!                            # Default: the chip of the real device if known (EK1100,
+//!                            # EL2828, EL2889), else ET1100.
 //! alias = 7                  # stored in the SII, loaded into 0x0012 at power-up
+//! serial = 0                 # SII serial number (default: entry number + 1; sii: as stored)
 //! name = "left door outputs"
+//! ```
+//!
+//! Devices from ESI files (`esi`, `type`, `product`, `revision`, `esi_dirs`): see
+//! `netfile_esi`.
+//!
+//! Firmware timing: how long a SubDevice with firmware waits in SAFEOP for its first outputs
+//! after an OP request before refusing with 0x001B (see `esc::al`), for the whole file and
+//! per entry (the entry wins; default [`crate::esc::DEFAULT_SAFEOP_OP_TIMEOUT_MS`]):
+//!
+//! ```toml
+//! safeop_op_timeout_ms = 3000
+//!
+//! [[subdevice]]
+//! model = "EL4132"
+//! safeop_op_timeout_ms = 500
 //! ```
 //!
 //! Optional faults and scripted events:
@@ -98,6 +117,9 @@ struct FileRepr {
     #[serde(default)]
     event: Vec<Spanned<EventRepr>>,
     dc_seed: Option<u64>,
+    safeop_op_timeout_ms: Option<u64>,
+    #[serde(default)]
+    esi_dirs: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -144,6 +166,13 @@ struct EntryRepr {
     start_offset_ns: Option<Spanned<u64>>,
     dc_bits: Option<Spanned<u64>>,
     chip: Option<Spanned<String>>,
+    safeop_op_timeout_ms: Option<Spanned<u64>>,
+    esi: Option<Spanned<toml::Value>>,
+    serial: Option<u32>,
+    #[serde(rename = "type")]
+    type_name: Option<Spanned<String>>,
+    product: Option<Spanned<i64>>,
+    revision: Option<Spanned<i64>>,
 }
 
 /// 1-based line of byte `offset` in `text`.
@@ -183,18 +212,37 @@ pub(crate) fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<NetFile
         });
     }
     let mut nodes = Vec::new();
+    let mut esi: Option<crate::devices::esi::EsiDevices> = None;
     for (i, entry) in file.subdevice.iter().enumerate() {
         let here = at(entry.span().start);
         let e = entry.get_ref();
-        let serial = i as u32 + 1;
+        let serial = e.serial.unwrap_or(i as u32 + 1);
         let alias = e.alias.as_ref().map(|a| *a.get_ref());
+        let keys = crate::netfile_esi::EsiKeys {
+            esi: e.esi.as_ref(),
+            type_name: e.type_name.as_ref(),
+            product: e.product.as_ref(),
+            revision: e.revision.as_ref(),
+        };
+        keys.check(e.model.is_some() || e.sii.is_some(), &here, &at)?;
         let node = match (&e.model, &e.sii) {
+            (None, None) if keys.any() => {
+                let devices = esi.get_or_insert_with(|| {
+                    crate::devices::esi::EsiDevices::new(crate::netfile_esi::dirs(
+                        &file.esi_dirs,
+                        base_dir,
+                    ))
+                });
+                let t = crate::netfile_esi::template(&keys, devices, base_dir, &at)?;
+                let chip = crate::netfile_esi::chip(e.chip.as_ref(), &at)?;
+                crate::netfile_esi::node(&t, serial, alias, chip, e.name.clone(), &here)?
+            }
             (Some(m), None) => {
                 let loc = at(m.span().start);
                 if let Some(c) = &e.chip {
                     return Err(SimError::Invalid {
                         location: at(c.span().start),
-                        message: "`chip` only applies to `sii` entries (catalogue models know their chip); remove it".into(),
+                        message: "`chip` only applies to `sii` and `esi` entries (catalogue models know their chip); remove it".into(),
                     });
                 }
                 let Some(model) = devices::find(m.get_ref()) else {
@@ -223,22 +271,22 @@ pub(crate) fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<NetFile
                     path: path.clone(),
                     reason: err.to_string(),
                 })?;
-                crate::sii_info::SiiInfo::parse(&image)
+                let parsed = crate::sii_info::SiiInfo::parse(&image)
                     .map_err(|err| SimError::bad_sii(&loc, path.clone(), err))?;
+                if let (Some(n), true) = (e.serial, image.len() >= 0x20) {
+                    image[0x1C..0x20].copy_from_slice(&n.to_le_bytes());
+                }
                 if let Some(a) = alias {
                     devices::set_alias(&mut image, a);
                 }
-                let chip = match e.chip.as_ref().map(|c| c.get_ref().to_ascii_uppercase()) {
-                    None => crate::esc::EscChip::et1100(0),
-                    Some(c) if c == "ET1100" => crate::esc::EscChip::et1100(0),
-                    Some(c) if c == "ET1200" => crate::esc::EscChip::et1200(),
-                    Some(c) => {
-                        return Err(SimError::Invalid {
-                            location: at(e.chip.as_ref().map_or(0, |c| c.span().start)),
-                            message: format!("unknown chip \"{c}\"; use \"ET1100\" or \"ET1200\""),
-                        })
-                    }
-                };
+                let known = crate::esc::chips::for_device(
+                    parsed.fixed.vendor_id,
+                    parsed.fixed.product_code,
+                    parsed.fixed.revision,
+                );
+                let chip = crate::netfile_esi::chip(e.chip.as_ref(), &at)?
+                    .or(known)
+                    .unwrap_or(crate::esc::EscChip::et1100(0));
                 let esc = devices::esc_from_sii_on(image, chip)
                     .map_err(|err| SimError::bad_sii(&loc, path.clone(), err))?;
                 let info = esc.info();
@@ -263,12 +311,13 @@ pub(crate) fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<NetFile
             (None, None) => {
                 return Err(SimError::Invalid {
                     location: here,
-                    message: "this [[subdevice]] needs `model = \"EL2008\"` (a catalogue model) or `sii = \"image.bin\"` (an SII image file)".into(),
+                    message: "this [[subdevice]] needs `model = \"EL2008\"` (a catalogue model), `sii = \"image.bin\"` (an SII image file) or `esi = \"file.xml\"` with `type = \"EL2008\"` (an ESI device)".into(),
                 })
             }
         };
         let mut node = node;
         wire(&mut node, &nodes, e, &at)?;
+        esm_timeout(&mut node, e, file.safeop_op_timeout_ms, &at)?;
         nodes.push(node);
     }
     let escs = nodes.iter().filter(|n| n.esc.is_some()).count();
@@ -437,6 +486,32 @@ fn wire(
     };
     node.parent = Some((parent, port));
     Ok(())
+}
+
+/// Apply the entry's (else the file's) SAFEOP→OP timeout to `node`.
+fn esm_timeout(
+    node: &mut Node,
+    e: &EntryRepr,
+    file_ms: Option<u64>,
+    at: &dyn Fn(usize) -> String,
+) -> Result<(), SimError> {
+    let own = e.safeop_op_timeout_ms.as_ref();
+    match node.esc.as_mut() {
+        Some(esc) => {
+            if let Some(ms) = own.map(|v| *v.get_ref()).or(file_ms) {
+                esc.set_safeop_op_timeout_ms(ms);
+            }
+            Ok(())
+        }
+        None => match own {
+            Some(v) => Err(invalid(
+                at(v.span().start),
+                "a passive terminal has no firmware and no `safeop_op_timeout_ms`; remove it"
+                    .into(),
+            )),
+            None => Ok(()),
+        },
+    }
 }
 
 fn invalid(location: String, message: String) -> SimError {

@@ -450,9 +450,13 @@ impl Network {
         Ok(net)
     }
 
-    /// Open `sim:<preset>` or `sim:<path>` (the `sim:` prefix is optional).
+    /// Open `sim:<preset>`, `sim:<path>` or `sim:eni:<ENI file>` (the `sim:` prefix is
+    /// optional).
     pub fn open(spec: &str) -> Result<Network, SimError> {
         let what = spec.strip_prefix("sim:").unwrap_or(spec);
+        if let Some(file) = what.strip_prefix("eni:") {
+            return crate::eni::network_from_file(Path::new(file));
+        }
         if Self::preset_names().contains(&what) {
             return Self::preset(what);
         }

@@ -205,3 +205,23 @@ fn irq_field_carries_masked_events() {
         "reading AL status clears it"
     );
 }
+
+#[test]
+fn dl_status_change_at_power_up_shows_in_irq_until_dl_status_is_read() {
+    let mut bus = Bus::preset("io");
+    bus.assign_addresses();
+    // Event mask 0 at power-up: nothing in the IRQ field although the event is pending.
+    assert_eq!(bus.read(Command::Brd, 0, reg::AL_STATUS, 2).irq, 0);
+    assert_eq!(bus.fprd16(0x1001, reg::ECAT_EVENT) & 0x0004, 0x0004);
+    // Enable DL-status events everywhere (as TwinCAT does): every later datagram carries it.
+    assert_eq!(
+        bus.cmd(Command::Bwr, 0, reg::ECAT_EVENT_MASK, &[4, 0]).wkc,
+        5
+    );
+    assert_eq!(bus.read(Command::Brd, 0, reg::AL_STATUS, 2).irq, 0x0004);
+    // Reading DL status clears it, one ESC at a time.
+    for s in 0x1001..=0x1005 {
+        bus.fprd16(s, reg::DL_STATUS);
+    }
+    assert_eq!(bus.read(Command::Brd, 0, reg::AL_STATUS, 2).irq, 0);
+}

@@ -97,14 +97,18 @@ fn firmware_transitions_refusals_and_acknowledge() {
     );
     assert_eq!(bus.al_request(EL3102, 0x14), 0x04);
     assert_eq!(bus.al_request(EL3102, 0x08), 0x08);
-    assert_eq!(bus.al_request(EL3102, 0x06), 0x18, "unknown state");
+    assert_eq!(
+        bus.al_request(EL3102, 0x06),
+        0x14,
+        "unknown state: OP falls back to SAFEOP"
+    );
     assert_eq!(code(&mut bus, EL3102), 0x0012);
     assert_eq!(
         bus.al_request(EL3102, 0x01),
-        0x11,
-        "INIT always processed, flag stays"
+        0x01,
+        "INIT always processed, and clears the flag (SSC)"
     );
-    assert_eq!(bus.al_request(EL3102, 0x11), 0x01);
+    assert_eq!(code(&mut bus, EL3102), 0);
     // In INIT the firmware has deactivated its SMs (PDI control bit 0).
     assert_eq!(bus.fprd(EL3102, reg::sm(1) + 7, 1).data[0] & 1, 1);
 }

@@ -197,6 +197,9 @@ fn write_then_reload_updates_alias_and_checks_crc() {
     let reload = |bus: &mut Bus| {
         bus.eeprom_idle(0x1003);
         bus.fpwr(0x1003, reg::EEPROM_CONTROL, &[0x00, 0x04]);
+        // Busy, reload command and "loading" while it runs (twice a read: over 1 ms).
+        let st = bus.fprd16(0x1003, reg::EEPROM_CONTROL);
+        assert_eq!(st & 0x9700, 0x9400, "{st:#06x}");
         bus.eeprom_idle(0x1003)
     };
     // New alias with a correct CRC: word 4 = 0x0033, then fix word 7.
@@ -205,12 +208,17 @@ fn write_then_reload_updates_alias_and_checks_crc() {
     let crc = ecat_wire::sii::crc8(&head[..14]);
     write(&mut bus, 4, 0x0033);
     write(&mut bus, 7, crc as u16);
-    assert_eq!(reload(&mut bus) & ee::ERR_CHECKSUM, 0);
+    assert_eq!(reload(&mut bus) & (ee::ERR_CHECKSUM | ee::ERR_LOADING), 0);
     assert_eq!(bus.fprd16(0x1003, reg::STATION_ALIAS), 0x0033);
     assert_eq!(bus.fprd16(0x1003, reg::DL_STATUS) & 1, 1);
-    // Corrupt the CRC: reload flags bit 11 and DL status bit 0 drops; alias stays.
+    // Corrupt the CRC: reload flags bits 11 and 12 and DL status bit 0 drops; alias stays.
     write(&mut bus, 7, (crc ^ 0xFF) as u16);
-    assert_ne!(reload(&mut bus) & ee::ERR_CHECKSUM, 0);
+    let st = reload(&mut bus);
+    assert_eq!(
+        st & (ee::ERR_CHECKSUM | ee::ERR_LOADING),
+        0x1800,
+        "{st:#06x}"
+    );
     assert_eq!(bus.fprd16(0x1003, reg::DL_STATUS) & 1, 0);
 }
 
@@ -235,4 +243,59 @@ fn pdi_owned_eeprom_ignores_ecat_commands() {
     // The EK1100 (device emulation, no PDI) never takes it.
     bus.fpwr(0x1001, reg::EEPROM_CONFIG, &[0x01]);
     assert_eq!(bus.fprd(0x1001, reg::EEPROM_PDI_ACCESS, 1).data, [0]);
+}
+
+/// The captured devices' EEPROM interfaces: idle 0x0040 (EK1100, EL2889) and 0x0050
+/// (EL2828), busy + read command for 675–711 µs after a read command.
+#[test]
+fn captured_devices_show_their_eeprom_status_and_busy_time() {
+    let net = ecat_sim::Network::from_file(
+        &testdata().join("../networks/replay-ek1100-el2828-el2889.toml"),
+    )
+    .unwrap();
+    let mut bus = Bus::new(net);
+    bus.assign_addresses();
+    for (station, idle) in [(0x1001, 0x0040), (0x1002, 0x0050), (0x1003, 0x0040)] {
+        assert_eq!(bus.eeprom_idle(station), idle, "station {station:#x}");
+        bus.fpwr(station, reg::EEPROM_CONTROL, &[0x00, 0x01, 0x08, 0, 0, 0]);
+        let start = bus.now;
+        let mut busy_until = start;
+        loop {
+            let st = bus.fprd16(station, reg::EEPROM_CONTROL);
+            if st & ee::BUSY == 0 {
+                assert_eq!(st, idle);
+                break;
+            }
+            assert_eq!(st, idle | 0x8100, "busy + read command");
+            busy_until = bus.now;
+        }
+        let busy = busy_until - start;
+        assert!((650_000..=711_000).contains(&busy), "busy {busy} ns");
+    }
+}
+
+/// A chip named in the network file decides identification and resources.
+#[test]
+fn chip_from_the_network_file_sets_identification_and_resources() {
+    let toml = "[[subdevice]]\nsii = \"el2004-eeprom-dump.bin\"\nchip = \"LAN9252\"\n\
+                [[subdevice]]\nsii = \"el2004-eeprom-dump.bin\"\nchip = \"am335x-pru\"\n";
+    let net = ecat_sim::Network::from_toml_str(toml, "t.toml", &testdata()).unwrap();
+    let mut bus = Bus::new(net);
+    bus.assign_addresses();
+    // The port descriptor (0x0007) follows the SII's ports (E-Bus: 0x0A).
+    assert_eq!(
+        bus.fprd(0x1001, 0x0000, 10).data,
+        [0xC0, 0x02, 0x00, 0x00, 3, 4, 4, 0x0A, 0xCC, 0x01]
+    );
+    assert_eq!(
+        bus.fprd(0x1002, 0x0000, 10).data,
+        [0x90, 0x01, 0xF3, 0x04, 8, 8, 8, 0x0A, 0x8C, 0x00]
+    );
+    // FMMU 3 exists on the TI ESC only; SM 4 likewise.
+    let r = bus.cmd(ecat_wire::Command::Bwr, 0, 0x0630, &[0; 16]);
+    assert_eq!(r.wkc, 1);
+    let r = bus.cmd(ecat_wire::Command::Bwr, 0, 0x0820, &[0; 8]);
+    assert_eq!(r.wkc, 1);
+    // The TI ESC emulates the EEPROM (0x0502 bit 5).
+    assert_eq!(bus.eeprom_idle(0x1002) & ee::EMULATION, ee::EMULATION);
 }

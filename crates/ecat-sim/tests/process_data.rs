@@ -204,11 +204,12 @@ fn op_needs_valid_outputs_then_the_watchdog_guards_them() {
     assert_eq!(s, 0x04);
     assert_eq!(bus.fprd16(st, reg::WATCHDOG_DIVIDER), 2498, "100 µs ticks");
     assert_eq!(bus.fprd16(st, reg::WATCHDOG_PD), 1000, "100 ms");
-    // Reference §4.2 (code choice unverified): no SM2 write since SAFEOP → 0x0019.
-    assert_eq!(bus.al_request(st, 0x08), 0x14);
-    assert_eq!(code(&mut bus, st), 0x0019);
+    // No SM2 write since SAFEOP: the request waits (SSC), AL status stays SAFEOP ...
+    assert_eq!(bus.al_request(st, 0x08), 0x04);
+    assert_eq!(code(&mut bus, st), 0);
+    // ... and the first complete output buffer completes it.
     assert_eq!(bus.fpwr(st, 0x1100, &[0x06, 0, 0, 0, 0, 0]), 1);
-    assert_eq!(bus.al_request(st, 0x18), 0x08);
+    assert_eq!(bus.fprd16(st, reg::AL_STATUS), 0x08);
     // Writes every 50 ms keep it alive.
     for _ in 0..4 {
         bus.now += 50_000_000;

@@ -21,49 +21,29 @@ use ecat::runtime::{Activation, Runtime};
 use ecat::MainDevice;
 use ecat_sim::Network;
 use ecat_wire::al::AlState;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Counts allocations while `COUNTING` is set.
-struct Counting;
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static ALLOCS: AtomicU64 = AtomicU64::new(0);
-
-// SAFETY: forwards to the system allocator; only counts.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
-        }
-        // SAFETY: same layout contract as ours.
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        // SAFETY: p came from System.alloc with l.
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCS.fetch_add(1, Ordering::Relaxed);
-        }
-        // SAFETY: same contract as ours.
-        unsafe { System.realloc(p, l, n) }
-    }
-}
+#[path = "../tests/common/counting.rs"]
+mod counting;
+use counting::Counting;
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
 
 const FRAME_MAX: usize = 1518;
+/// Link modes: forward only (bring-up), forward and record, answer from the record.
+const FORWARD: u8 = 0;
+const RECORD: u8 = 1;
+const NULL: u8 = 2;
 const SLOTS: usize = 16;
 
-/// Forwards to the simulator while recording its answers; once `null` is set, answers every
-/// frame it has an answer for from that record, without the simulator.
+/// Forwards to the simulator; records its answers while `mode` is [`RECORD`]; in [`NULL`]
+/// mode answers every frame it has an answer for from that record, without the simulator.
 struct NullLink {
     inner: SimLink,
-    null: Arc<AtomicBool>,
+    mode: Arc<AtomicU8>,
     /// Recorded (key, answer) pairs, one per distinct frame ([`key`]).
     answers: Vec<(Key, [u8; FRAME_MAX])>,
     /// Keys of the frames forwarded while recording, oldest first.
@@ -77,10 +57,10 @@ struct NullLink {
 }
 
 impl NullLink {
-    fn new(inner: SimLink, null: Arc<AtomicBool>) -> Self {
+    fn new(inner: SimLink, mode: Arc<AtomicU8>) -> Self {
         NullLink {
             inner,
-            null,
+            mode,
             answers: Vec::with_capacity(64),
             sent: std::collections::VecDeque::with_capacity(64),
             queue: [(0, [0; FRAME_MAX]); SLOTS],
@@ -122,7 +102,8 @@ fn copy_indices(req: &[u8], ans: &mut [u8]) {
 impl Link for NullLink {
     fn send(&mut self, frame: &[u8]) -> Result<()> {
         self.counters.tx_frames += 1;
-        if self.null.load(Ordering::Relaxed) {
+        let mode = self.mode.load(Ordering::Relaxed);
+        if mode == NULL {
             let k = key(frame);
             if let Some(slot) = self.answers.iter().position(|(a, _)| *a == k) {
                 if self.count < SLOTS {
@@ -135,7 +116,7 @@ impl Link for NullLink {
             }
             self.forwarded += 1;
         }
-        if !self.null.load(Ordering::Relaxed) {
+        if mode == RECORD {
             self.sent.push_back(key(frame));
         }
         self.inner.send(frame)
@@ -154,7 +135,7 @@ impl Link for NullLink {
             return Ok(Some(len));
         }
         let got = self.inner.recv(buf, deadline)?;
-        if let (Some(n), false) = (got, self.null.load(Ordering::Relaxed)) {
+        if let (Some(n), RECORD) = (got, self.mode.load(Ordering::Relaxed)) {
             // The simulated ring answers in order: this answers the oldest forwarded frame.
             if let Some(k) = self.sent.pop_front().filter(|k| k.0 == n) {
                 let mut a = [0u8; FRAME_MAX];
@@ -192,21 +173,22 @@ fn line(n: usize) -> String {
     t
 }
 
-fn bring_up(name: &str, net: Network) -> (Runtime, Arc<AtomicBool>, f64) {
-    let null = Arc::new(AtomicBool::new(false));
+fn bring_up(name: &str, net: Network) -> (Runtime, Arc<AtomicU8>, f64) {
+    let mode = Arc::new(AtomicU8::new(FORWARD));
     let sim = SimLink::with_network(net, format!("sim:{name}"), name.to_string());
     let t0 = Instant::now();
-    let mut md = MainDevice::with_link(Box::new(NullLink::new(sim, null.clone())));
+    let mut md = MainDevice::with_link(Box::new(NullLink::new(sim, mode.clone())));
     md.scan().expect("scan");
     let mut rt = md.activate(Activation::default()).expect("activate");
     rt.run_until_state(AlState::Op, 1_000_000, 20_000)
         .expect("OP");
     let up = t0.elapsed().as_secs_f64();
     // Record the answers to the cyclic frames in OP, then cut the simulator off.
+    mode.store(RECORD, Ordering::SeqCst);
     for _ in 0..50 {
         rt.tx_rx(1_000_000).expect("cycle");
     }
-    null.store(true, Ordering::SeqCst);
+    mode.store(NULL, Ordering::SeqCst);
     for i in 0..50 {
         let ok = rt.tx_rx(1_000_000).expect("cycle");
         let (c, e, l) = rt.counters();
@@ -215,7 +197,7 @@ fn bring_up(name: &str, net: Network) -> (Runtime, Arc<AtomicBool>, f64) {
             "null link answers every frame (cycle {i}: {c:?} {e:?} {l:?})"
         );
     }
-    (rt, null, up)
+    (rt, mode, up)
 }
 
 /// Phases that are timed one per round.
@@ -321,14 +303,14 @@ fn main() {
         } else {
             cycles
         };
-        ALLOCS.store(0, Ordering::SeqCst);
         let mut brackets = Vec::with_capacity(rounds);
+        let mut allocs = 0;
         for _ in 0..rounds {
-            COUNTING.store(true, Ordering::SeqCst);
+            counting::start();
             for (i, &p) in phases.iter().enumerate() {
                 results[i].push(round(&mut rt, p, n));
             }
-            COUNTING.store(false, Ordering::SeqCst);
+            allocs += counting::stop();
             brackets.push(bracket_ns(n));
         }
         let b = median(&mut brackets);
@@ -347,16 +329,7 @@ fn main() {
         let (frames, _) = rt.frame_layout();
         println!(
             "{:<18} {:>9.0} {:>9.0} {:>9.0} {:>10.0} {:>9.0} {:>7} {:>7} {:>8.2} {:>8.0}",
-            name,
-            m[0],
-            m[1],
-            m[2],
-            m[3],
-            m[4],
-            frames,
-            ALLOCS.load(Ordering::SeqCst),
-            up,
-            b
+            name, m[0], m[1], m[2], m[3], m[4], frames, allocs, up, b
         );
     }
     println!("(clock-read bracket subtracted from the phase columns; 'cycle' is one bracket around N whole cycles)");

@@ -391,12 +391,9 @@ impl CyclicFrames {
                 payload[o + HEADER_LEN + s.len + 1],
             ]);
             let d = &mut domains[s.domain];
-            let p = d.plans[s.plan];
             // Copy only the inputs part of what the datagram covers.
-            let from = p.offset.max(d.outputs_len);
-            let to = p.offset + p.len;
-            if from < to {
-                d.image_mut()[from..to].copy_from_slice(&data[from - p.offset..]);
+            if let Some((to, from)) = d.input_copy(s.plan) {
+                d.image_mut()[to].copy_from_slice(&data[from]);
             }
             d.set_wkc(s.plan, wkc);
         }

@@ -98,9 +98,63 @@ pub struct Domain {
     /// WKC received per plan in the last cycle (0 when lost).
     wkc: Vec<u16>,
     state: DomainState,
+    /// Per plan: where its returned data goes in the image when not at its own offset (an
+    /// LRW whose outputs and inputs share logical addresses, as ENI layouts do).
+    rx_at: Vec<Option<usize>>,
 }
 
 impl Domain {
+    /// A domain with a layout decided elsewhere (e.g. an ENI file): `outputs_len` bytes of
+    /// outputs then `inputs_len` bytes of inputs; each plan sends `image[offset..+len]`
+    /// (except LRD) and its returned data goes to `rx_at[i]` when given, else to the inputs
+    /// part of its own span. Plans must lie inside the image.
+    pub fn from_parts(
+        index: usize,
+        logical_base: u32,
+        outputs_len: usize,
+        inputs_len: usize,
+        regions: Vec<Region>,
+        plans: Vec<DatagramPlan>,
+        rx_at: Vec<Option<usize>>,
+    ) -> Result<Domain> {
+        let size = outputs_len + inputs_len;
+        for (i, p) in plans.iter().enumerate() {
+            let rx = rx_at.get(i).copied().flatten().unwrap_or(p.offset);
+            if p.offset + p.len > size || rx + p.len > size {
+                return Err(Error::Invalid(format!(
+                    "datagram {i} of domain {index} ({:?} 0x{:08x}, {} bytes) does not fit its {size}-byte image",
+                    p.command, p.logical, p.len
+                )));
+            }
+        }
+        let mut rx_at = rx_at;
+        rx_at.resize(plans.len(), None);
+        Ok(Domain {
+            index,
+            logical_base,
+            outputs_len,
+            inputs_len,
+            regions,
+            wkc: vec![0; plans.len()],
+            plans,
+            image: vec![0; size],
+            state: DomainState::Zero,
+            rx_at,
+        })
+    }
+
+    /// Where the data plan `plan` brings back goes: (range in the image, range in the
+    /// datagram's data); `None` when nothing is copied back.
+    pub fn input_copy(&self, plan: usize) -> Option<(Range<usize>, Range<usize>)> {
+        let p = self.plans.get(plan)?;
+        if let Some(at) = self.rx_at.get(plan).copied().flatten() {
+            return Some((at..at + p.len, 0..p.len));
+        }
+        let from = p.offset.max(self.outputs_len);
+        let to = p.offset + p.len;
+        (from < to).then(|| (from..to, from - p.offset..p.len))
+    }
+
     /// The whole image (outputs, then inputs).
     pub fn image(&self) -> &[u8] {
         &self.image
@@ -266,6 +320,7 @@ pub fn layout(
             plans,
             image: vec![0; offset],
             state: DomainState::Zero,
+            rx_at: Vec::new(),
         });
         logical += offset as u32;
     }

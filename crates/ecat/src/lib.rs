@@ -15,6 +15,7 @@
 //! - [`supervisor`]: per-SubDevice state machines that bring up and recover SubDevices;
 //! - [`runtime`]: the activated MainDevice (receive / process / send);
 //! - [`cycle`], [`perf`]: the real-time loop and the figures it measures;
+//! - [`eni`]: running a bus from an ENI file (checks, layout, init commands, variables);
 //! - [`maindevice`]: the façade the CLI and applications use.
 
 #![warn(missing_docs)]
@@ -31,6 +32,7 @@ pub mod dc;
 pub mod doctor;
 pub mod domain;
 pub mod eeprom;
+pub mod eni;
 pub mod error;
 pub mod esm;
 pub mod frame;

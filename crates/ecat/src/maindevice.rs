@@ -121,7 +121,30 @@ impl MainDevice {
     ///
     /// Without explicit configurations, each SubDevice's is discovered first (see
     /// [`MainDevice::discover_configs`]).
-    pub fn activate(mut self, mut act: Activation) -> Result<Runtime> {
+    pub fn activate(self, act: Activation) -> Result<Runtime> {
+        self.activate_inner(act, None)
+    }
+
+    /// [`MainDevice::activate`] with a process data layout decided by the caller (e.g. from
+    /// an ENI file; see [`Runtime::with_layout`]).
+    pub fn activate_with_layout(
+        self,
+        act: Activation,
+        layout: crate::domain::Layout,
+    ) -> Result<Runtime> {
+        self.activate_inner(act, Some(layout))
+    }
+
+    /// The SubDevices, writable (the ENI configuration adjusts SM and mailbox settings).
+    pub(crate) fn subdevices_mut(&mut self) -> &mut [SubDevice] {
+        &mut self.subdevices
+    }
+
+    fn activate_inner(
+        mut self,
+        mut act: Activation,
+        layout: Option<crate::domain::Layout>,
+    ) -> Result<Runtime> {
         if act.configs.is_none() {
             act.configs = Some(self.discover_configs()?);
         }
@@ -154,7 +177,10 @@ impl MainDevice {
             }
         }
         let (link, engine, clock) = self.bus.into_parts();
-        Runtime::new(link, engine, clock, self.subdevices, act)
+        match layout {
+            Some(l) => Runtime::with_layout(link, engine, clock, self.subdevices, act, l),
+            None => Runtime::new(link, engine, clock, self.subdevices, act),
+        }
     }
 
     /// The CoE mailbox of the SubDevice at `position`, or why it has none.

@@ -92,6 +92,9 @@ pub struct Activation {
     pub timing: SupervisorTiming,
     /// Distributed clocks (after [`crate::MainDevice::configure_dc`]).
     pub dc: Option<DcRuntime>,
+    /// AssignActivate word per SubDevice (by position) for SYNC0, replacing the SII's
+    /// (the C API takes it from `ecrt_slave_config_dc`; 0 = no SYNC0). `None`: from the SII.
+    pub sync0_assign: Option<Vec<u16>>,
 }
 
 impl Default for Activation {
@@ -105,6 +108,7 @@ impl Default for Activation {
             logical_base: 0,
             timing: SupervisorTiming::default(),
             dc: None,
+            sync0_assign: None,
         }
     }
 }
@@ -145,7 +149,7 @@ impl Runtime {
     /// supervisor while the application cycles.
     pub fn new(
         link: Box<dyn Link>,
-        mut engine: FrameEngine,
+        engine: FrameEngine,
         clock: Clock,
         subs: Vec<SubDevice>,
         act: Activation,
@@ -162,6 +166,35 @@ impl Runtime {
             None => subs.iter().map(SubDeviceConfig::from_sii).collect(),
         };
         let lay = layout(&subs, &configs, act.domains.max(1), act.logical_base)?;
+        let act = Activation {
+            configs: Some(configs),
+            ..act
+        };
+        Self::with_layout(link, engine, clock, subs, act, lay)
+    }
+
+    /// Build the runtime with a process data layout decided by the caller (domains, plans and
+    /// FMMUs; e.g. from an ENI file) instead of [`layout`]. `act.configs` gives the SM
+    /// programming (from the SII when `None`); `act.domains` and `act.logical_base` are not
+    /// used.
+    pub fn with_layout(
+        link: Box<dyn Link>,
+        mut engine: FrameEngine,
+        clock: Clock,
+        subs: Vec<SubDevice>,
+        act: Activation,
+        lay: crate::domain::Layout,
+    ) -> Result<Runtime> {
+        let configs = act
+            .configs
+            .unwrap_or_else(|| subs.iter().map(SubDeviceConfig::from_sii).collect());
+        if configs.len() != subs.len() || lay.mappings.len() != subs.len() {
+            return Err(Error::Invalid(format!(
+                "the process data layout describes {} SubDevices but the bus has {}",
+                configs.len().min(lay.mappings.len()),
+                subs.len()
+            )));
+        }
         let frames = CyclicFrames::new(
             &lay.domains,
             link.mac(),
@@ -190,7 +223,11 @@ impl Runtime {
         );
         let mut mailbox_counters = act.mailbox_counters;
         mailbox_counters.resize(subs.len(), 0);
-        let assign: Vec<u16> = subs.iter().map(|s| s.dc_assign_activate).collect();
+        let mut assign: Vec<u16> = subs.iter().map(|s| s.dc_assign_activate).collect();
+        if let Some(a) = act.sync0_assign {
+            assign = a;
+            assign.resize(subs.len(), 0);
+        }
         let mut supervisor = Supervisor::new(
             subs,
             configs,
@@ -268,6 +305,11 @@ impl Runtime {
         &self.supervisor
     }
 
+    /// The supervisor, writable (the ENI configuration adds register writes).
+    pub(crate) fn supervisor_mut(&mut self) -> &mut Supervisor {
+        &mut self.supervisor
+    }
+
     /// Where PDO entry `index:subindex` of the SubDevice at `position` is in the process data.
     pub fn locate(&self, position: usize, index: u16, subindex: u8) -> Option<EntryLocation> {
         let (sm, bit, bits) = self
@@ -284,6 +326,30 @@ impl Runtime {
         })
     }
 
+    /// Take the SubDevice at `position` no higher than `limit` (see
+    /// [`Supervisor::set_limit`]).
+    pub fn limit_state(&mut self, position: usize, limit: AlState) {
+        self.supervisor.set_limit(position, limit);
+    }
+
+    /// The acyclic frame engine: datagrams submitted here ride in the next
+    /// [`send`](Runtime::send)'s acyclic frame (the C API's register requests use it).
+    pub fn engine_mut(&mut self) -> &mut FrameEngine {
+        &mut self.engine
+    }
+
+    /// End the cyclic phase and give the link back (to scan again with a new
+    /// [`crate::MainDevice`]).
+    pub fn into_link(self) -> Box<dyn Link> {
+        self.link
+    }
+
+    /// The oldest CoE emergency a SubDevice sent during an SDO transfer of the cycle:
+    /// (position, message).
+    pub fn take_emergency(&mut self) -> Option<(usize, ecat_wire::coe::EmergencyRepr)> {
+        self.sdo.take_emergency()
+    }
+
     /// A handle for SDO requests while cycling, usable from any thread.
     pub fn sdo_client(&self) -> SdoClient {
         self.sdo.client()
@@ -292,12 +358,6 @@ impl Runtime {
     /// Drive every SubDevice to `state`.
     pub fn request_state(&mut self, state: AlState) {
         self.supervisor.set_target(state);
-    }
-
-    /// The oldest emergency not yet taken, as (position, message). Emergencies are read from a
-    /// SubDevice's mailbox while an SDO transfer (from [`Runtime::sdo_client`]) runs on it.
-    pub fn next_emergency(&mut self) -> Option<(usize, ecat_wire::coe::EmergencyRepr)> {
-        self.sdo.take_emergency()
     }
 
     /// Next event (SubDevice lost, back, state reached, refusal).

@@ -31,6 +31,9 @@ pub struct DataArgs {
     /// Print the image as raw binary to stdout (IgH's `ethercat data`)
     #[arg(long)]
     binary: bool,
+    /// Configure the bus from this ENI file and print every ENI variable by name
+    #[arg(long, value_name = "FILE")]
+    eni: Option<std::path::PathBuf>,
 }
 
 fn activate(bus: &BusArgs) -> Result<(Runtime, Vec<ecat::SubDevice>), Box<dyn std::error::Error>> {
@@ -82,6 +85,9 @@ pub fn domains(a: DomainsArgs) -> CmdResult {
 
 /// Run `ecat data`.
 pub fn data(a: DataArgs) -> CmdResult {
+    if let Some(path) = &a.eni {
+        return data_eni(&a, path);
+    }
     let (mut rt, subs) = activate(&a.bus)?;
     if a.domain >= rt.domains().len() {
         return Err(format!(
@@ -127,6 +133,34 @@ pub fn data(a: DataArgs) -> CmdResult {
             bytes.join(" ")
         );
     }
+    rt.run_until_state(AlState::Init, 1_000_000, 5_000)?;
+    Ok(())
+}
+
+/// `ecat data --eni FILE`: the bus configured from the ENI, every variable by name.
+fn data_eni(a: &DataArgs, path: &std::path::Path) -> CmdResult {
+    let eni = super::eni_run::load(path)?;
+    let md = open_and_scan(&a.bus)?;
+    let (mut rt, image) = super::eni_run::activate(md, &eni, |_| Ok(None))?;
+    rt.run_until_state(AlState::Op, 1_000_000, 10_000)?;
+    for _ in 0..a.cycles {
+        rt.tx_rx(1_000_000)?;
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    let d = rt.domain(0);
+    if a.binary {
+        use std::io::Write;
+        std::io::stdout().write_all(d.image())?;
+        return Ok(());
+    }
+    println!(
+        "ENI variables after {} cycles in OP: {} (WKC {}/{})",
+        a.cycles,
+        d.state().name(),
+        d.wkc(),
+        d.expected_wkc()
+    );
+    super::eni_run::print_vars(&rt, &image);
     rt.run_until_state(AlState::Init, 1_000_000, 5_000)?;
     Ok(())
 }

@@ -33,9 +33,13 @@ pub struct Args {
     bus: BusArgs,
     #[command(flatten)]
     tap: super::tap::TapArgs,
-    /// Cycle time (e.g. 1ms, 500us; a bare number is microseconds; at least 20us)
-    #[arg(long, default_value = "1ms", allow_hyphen_values = true,
+    /// Cycle time (e.g. 1ms, 500us; a bare number is microseconds; at least 20us); default
+    /// 1ms, or with --eni the ENI's cycle time
+    #[arg(long = "cycle", value_name = "CYCLE", allow_hyphen_values = true,
           value_parser = |s: &str| parse_cycle(s))]
+    cycle_arg: Option<u64>,
+    /// The cycle time in effect (from `--cycle`, the ENI, or 1 ms).
+    #[arg(skip)]
     cycle: u64,
     /// How long to run (e.g. 10s, 5m; a bare number is seconds; 0 = until Ctrl-C)
     #[arg(long, default_value = "10s", allow_hyphen_values = true,
@@ -52,8 +56,12 @@ pub struct Args {
     #[arg(long, value_name = "DIR")]
     plot: Option<std::path::PathBuf>,
     /// PDO configuration file (TOML); SubDevices not in it are configured from their SII
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "eni")]
     pdo_config: Option<std::path::PathBuf>,
+    /// Run the bus as this ENI file (ETG.2100) describes it: checked slave by slave, its init
+    /// commands, process image offsets and expected working counters
+    #[arg(long, value_name = "FILE")]
+    eni: Option<std::path::PathBuf>,
     /// Application: velocity (CiA 402 drives follow seed 000's profile) or counter
     #[arg(long, value_enum)]
     profile: Option<Profile>,
@@ -85,6 +93,8 @@ pub enum Profile {
     Velocity,
     /// Every output byte counts up.
     Counter,
+    /// Outputs stay as they are (zero); the default with `--eni`.
+    Hold,
 }
 
 /// Distributed clocks choice.
@@ -144,6 +154,18 @@ const DEFAULT_NETWORK: &str = "sim:servo6";
 
 /// Run `ecat run`.
 pub fn run(mut a: Args) -> CmdResult {
+    let eni = a
+        .eni
+        .as_ref()
+        .map(|p| super::eni_run::load(p))
+        .transpose()?;
+    let eni_cycle = eni
+        .as_ref()
+        .and_then(|e| e.cyclic.first())
+        .and_then(|c| c.cycle_time_us)
+        .map(|us| us as u64 * 1000)
+        .filter(|&ns| ns >= cycle::MIN_PERIOD_NS);
+    a.cycle = a.cycle_arg.or(eni_cycle).unwrap_or(1_000_000);
     let opts = CycleOptions {
         period_ns: a.cycle,
         duration_ns: a.duration,
@@ -173,104 +195,29 @@ pub fn run(mut a: Args) -> CmdResult {
         md.subdevices().len(),
         t0.elapsed().as_secs_f64() * 1e3
     );
-    // Each SubDevice's configuration: from the PDO file where it lists one (written to CoE
-    // SubDevices as startup SDOs, replayed on every reconfiguration), else as it is now
-    // (over CoE, or from the SII).
-    let mut configs = md.discover_configs()?;
-    for n in md.notes() {
-        println!("note: {n}");
-    }
-    let mut startup_sdos = vec![Vec::new(); configs.len()];
-    if let Some(path) = &a.pdo_config {
-        for (p, c) in crate::pdofile::load(path, md.subdevices())?
-            .into_iter()
-            .enumerate()
-        {
-            if let Some(c) = c {
-                if md.coe_mailbox(p).is_ok() {
-                    startup_sdos[p] = ecat::pdo_coe::write_ops(&c);
-                }
-                configs[p] = c;
-            }
-        }
-    }
-    let drives: Vec<usize> = (0..configs.len())
-        .filter(|&p| {
-            configs[p].entry_bit_offset(0x6040, 0).is_some()
-                && configs[p].entry_bit_offset(0x60FF, 0).is_some()
-        })
-        .collect();
-    let profile = a.profile.unwrap_or(if drives.is_empty() {
-        Profile::Counter
-    } else {
-        Profile::Velocity
-    });
-    let mut per_rad = 0.0;
-    if profile == Profile::Velocity {
-        if drives.is_empty() {
-            return Err("--profile velocity needs CiA 402 drives (controlword 0x6040 and target velocity 0x60FF in their outputs); this bus has none".into());
-        }
-        for &p in &drives {
-            let modes = u32_of(&md.sdo_upload(p, 0x6502, 0, false).unwrap_or_default());
-            let mode: u8 = if modes & (1 << 8) != 0 { 9 } else { 3 };
-            startup_sdos[p].push(ecat::mailbox::sdo::SdoOp::Download {
-                index: 0x6060,
-                subindex: 0,
-                complete_access: false,
-                data: vec![mode],
-            });
-        }
-        let inc = u32_of(&md.sdo_upload(drives[0], 0x608F, 1, false)?);
-        let rev = u32_of(&md.sdo_upload(drives[0], 0x608F, 2, false)?).max(1);
-        per_rad = inc as f64 / rev as f64 / std::f64::consts::TAU;
-        println!(
-            "profile: seed 000 velocity profile (2 rad/s, 10 s each way with rests) on {} drives; {inc} increments per {rev} revolution(s)",
-            drives.len()
-        );
-    }
-    let wants_sync0 = md
-        .subdevices()
-        .iter()
-        .any(|s| s.dc_assign_activate & 0x0300 != 0);
-    let mode = match a.dc {
-        DcChoice::Off => None,
-        DcChoice::Auto if !wants_sync0 => None,
-        DcChoice::RefFollowsMaster => Some(DcMode::ReferenceFollowsMaster),
-        DcChoice::Auto | DcChoice::MasterFollowsRef => Some(DcMode::MasterFollowsReference),
-    };
-    let mut dc = None;
-    if let Some(mode) = mode {
-        let t = Instant::now();
-        match md.configure_dc(DcOptions::default())? {
-            Some(setup) => {
-                let diff = md.dc_max_difference()?;
+    let (mut rt, profile, per_rad, eni_image) = match &eni {
+        Some(eni) => {
+            if let Some(c) = eni.cyclic.first().and_then(|c| c.cycle_time_us) {
                 println!(
-                    "DC: reference clock SubDevice {}, {mode:?}, SYNC0 every {:.0} us; delays {}; max |system time difference| after static compensation {diff} ns ({:.0} ms)",
-                    setup.reference_position,
-                    a.cycle as f64 / 1e3,
-                    md.subdevices()
-                        .iter()
-                        .filter_map(|s| s.dc.map(|d| format!("{}:{}ns", s.position, d.delay_ns)))
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                    t.elapsed().as_secs_f64() * 1e3
+                    "ENI cycle time {c} us; cycling at {:.0} us",
+                    a.cycle as f64 / 1e3
                 );
-                dc = Some(DcRuntime {
-                    setup,
-                    mode,
-                    cycle_ns: a.cycle,
-                    shift_ns: 0,
-                });
             }
-            None => println!("DC: no SubDevice supports distributed clocks"),
+            let (choice, cycle) = (a.dc, a.cycle);
+            let (rt, image) = super::eni_run::activate(md, eni, |md| setup_dc(md, choice, cycle))?;
+            let profile = a.profile.unwrap_or(Profile::Hold);
+            if profile == Profile::Velocity {
+                return Err(
+                    "--profile velocity is not available with --eni; use counter or hold".into(),
+                );
+            }
+            (rt, profile, 0.0, Some(image))
         }
-    }
-    let mut rt = md.activate(Activation {
-        configs: Some(configs),
-        startup_sdos,
-        dc,
-        ..Default::default()
-    })?;
+        None => {
+            let (rt, profile, per_rad) = activate_auto(md, &a)?;
+            (rt, profile, per_rad, None)
+        }
+    };
     describe_layout(&rt);
     let t1 = Instant::now();
     let bringup = rt.run_until_state(AlState::Op, a.cycle, 10_000_000_000 / a.cycle.max(1));
@@ -313,6 +260,7 @@ pub fn run(mut a: Args) -> CmdResult {
         }
         match servo.as_mut() {
             Some(s) => s.step(rt, cycle),
+            None if profile == Profile::Hold => {}
             None => {
                 let d = rt.domain_mut(0);
                 for (i, b) in d.outputs_mut().iter_mut().enumerate() {
@@ -369,6 +317,10 @@ pub fn run(mut a: Args) -> CmdResult {
     print!("{}", Perf::lines(&totals));
     println!("{}", status_line(&rt, &counters, elapsed));
     println!("domain cycles not complete while all SubDevices were in OP: {incomplete_cycles}");
+    if let Some(image) = &eni_image {
+        println!("ENI variables at the end:");
+        super::eni_run::print_vars(&rt, image);
+    }
     let rss_end = rss_kib();
     println!("memory: RSS {rss_start} KiB at the start of cycling, {rss_end} KiB at the end");
     if let Some(dir) = &a.plot {
@@ -438,6 +390,122 @@ pub fn run(mut a: Args) -> CmdResult {
         println!("{}", list_line(&states, i));
     }
     Ok(())
+}
+
+/// Configure from the SII, CoE or a PDO file and activate (without `--eni`).
+fn activate_auto(
+    mut md: ecat::MainDevice,
+    a: &Args,
+) -> Result<(Runtime, Profile, f64), Box<dyn std::error::Error>> {
+    // Each SubDevice's configuration: from the PDO file where it lists one (written to CoE
+    // SubDevices as startup SDOs, replayed on every reconfiguration), else as it is now
+    // (over CoE, or from the SII).
+    let mut configs = md.discover_configs()?;
+    for n in md.notes() {
+        println!("note: {n}");
+    }
+    let mut startup_sdos = vec![Vec::new(); configs.len()];
+    if let Some(path) = &a.pdo_config {
+        for (p, c) in crate::pdofile::load(path, md.subdevices())?
+            .into_iter()
+            .enumerate()
+        {
+            if let Some(c) = c {
+                if md.coe_mailbox(p).is_ok() {
+                    startup_sdos[p] = ecat::pdo_coe::write_ops(&c);
+                }
+                configs[p] = c;
+            }
+        }
+    }
+    let drives: Vec<usize> = (0..configs.len())
+        .filter(|&p| {
+            configs[p].entry_bit_offset(0x6040, 0).is_some()
+                && configs[p].entry_bit_offset(0x60FF, 0).is_some()
+        })
+        .collect();
+    let profile = a.profile.unwrap_or(if drives.is_empty() {
+        Profile::Counter
+    } else {
+        Profile::Velocity
+    });
+    let mut per_rad = 0.0;
+    if profile == Profile::Velocity {
+        if drives.is_empty() {
+            return Err("--profile velocity needs CiA 402 drives (controlword 0x6040 and target velocity 0x60FF in their outputs); this bus has none".into());
+        }
+        for &p in &drives {
+            let modes = u32_of(&md.sdo_upload(p, 0x6502, 0, false).unwrap_or_default());
+            let mode: u8 = if modes & (1 << 8) != 0 { 9 } else { 3 };
+            startup_sdos[p].push(ecat::mailbox::sdo::SdoOp::Download {
+                index: 0x6060,
+                subindex: 0,
+                complete_access: false,
+                data: vec![mode],
+            });
+        }
+        let inc = u32_of(&md.sdo_upload(drives[0], 0x608F, 1, false)?);
+        let rev = u32_of(&md.sdo_upload(drives[0], 0x608F, 2, false)?).max(1);
+        per_rad = inc as f64 / rev as f64 / std::f64::consts::TAU;
+        println!(
+            "profile: seed 000 velocity profile (2 rad/s, 10 s each way with rests) on {} drives; {inc} increments per {rev} revolution(s)",
+            drives.len()
+        );
+    }
+    let dc = setup_dc(&mut md, a.dc, a.cycle)?;
+    let rt = md.activate(Activation {
+        configs: Some(configs),
+        startup_sdos,
+        dc,
+        ..Default::default()
+    })?;
+    Ok((rt, profile, per_rad))
+}
+
+/// Distributed clocks as `--dc` asks, when SubDevices use SYNC0 (or when forced).
+fn setup_dc(
+    md: &mut ecat::MainDevice,
+    choice: DcChoice,
+    cycle_ns: u64,
+) -> Result<Option<DcRuntime>, Box<dyn std::error::Error>> {
+    let wants_sync0 = md
+        .subdevices()
+        .iter()
+        .any(|s| s.dc_assign_activate & 0x0300 != 0);
+    let mode = match choice {
+        DcChoice::Off => None,
+        DcChoice::Auto if !wants_sync0 => None,
+        DcChoice::RefFollowsMaster => Some(DcMode::ReferenceFollowsMaster),
+        DcChoice::Auto | DcChoice::MasterFollowsRef => Some(DcMode::MasterFollowsReference),
+    };
+    let mut dc = None;
+    if let Some(mode) = mode {
+        let t = Instant::now();
+        match md.configure_dc(DcOptions::default())? {
+            Some(setup) => {
+                let diff = md.dc_max_difference()?;
+                println!(
+                    "DC: reference clock SubDevice {}, {mode:?}, SYNC0 every {:.0} us; delays {}; max |system time difference| after static compensation {diff} ns ({:.0} ms)",
+                    setup.reference_position,
+                    cycle_ns as f64 / 1e3,
+                    md.subdevices()
+                        .iter()
+                        .filter_map(|s| s.dc.map(|d| format!("{}:{}ns", s.position, d.delay_ns)))
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    t.elapsed().as_secs_f64() * 1e3
+                );
+                dc = Some(DcRuntime {
+                    setup,
+                    mode,
+                    cycle_ns,
+                    shift_ns: 0,
+                });
+            }
+            None => println!("DC: no SubDevice supports distributed clocks"),
+        }
+    }
+    Ok(dc)
 }
 
 /// Resident memory of this process in KiB (VmRSS), 0 if unknown.

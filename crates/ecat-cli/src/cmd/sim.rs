@@ -6,7 +6,8 @@
 //! process it in place, send it back — later if the network's faults delay it, twice if they
 //! duplicate it, never if they drop it (as a real ring would not answer). Options let tests pin
 //! device inputs (`--set-inputs 2=a5`) and watch the outputs devices apply (`--trace-outputs`
-//! prints a line whenever they change).
+//! prints a line whenever they change, `--trace-states` whenever a device's AL status or code
+//! does).
 
 use super::CmdResult;
 use crate::select::parse_u16;
@@ -25,12 +26,19 @@ pub struct Args {
     /// Network: a preset name (io, servo, ...) or a network TOML file
     #[arg(short = 'n', long = "network", default_value = "io")]
     network: String,
+    /// Simulate the slaves of this ENI file instead (generic devices shaped by the ENI)
+    #[arg(long, value_name = "FILE", conflicts_with = "network")]
+    eni: Option<std::path::PathBuf>,
     /// Pin a device's inputs: POSITION=HEXBYTES (repeatable), e.g. 2=a5
     #[arg(long = "set-inputs", value_name = "POS=HEX")]
     set_inputs: Vec<String>,
     /// Print `outputs POSITION HEX` whenever a device applies new outputs
     #[arg(long)]
     trace_outputs: bool,
+    /// Print `state POSITION 0xSTATUS code 0xCODE` whenever a device's AL status (0x0130) or
+    /// AL status code (0x0134) changes, starting with every device's power-up state
+    #[arg(long)]
+    trace_states: bool,
     /// At stop, print each ESC's DC registers as written by the MainDevice
     /// (`dc POSITION delay NS offset NS`) and its true propagation delay
     #[arg(long)]
@@ -56,7 +64,10 @@ fn parse_set(s: &str) -> Result<(usize, Vec<u8>), String> {
 /// Run `ecat sim`.
 pub fn run(a: Args) -> CmdResult {
     let iface = a.interface.strip_prefix("raw:").unwrap_or(&a.interface);
-    let mut net = Network::open(&a.network)?;
+    let mut net = match &a.eni {
+        Some(f) => ecat_sim::eni::network_from_file(f)?,
+        None => Network::open(&a.network)?,
+    };
     for s in &a.set_inputs {
         let (pos, bytes) = parse_set(s)?;
         net.set_inputs(pos, &bytes)
@@ -86,6 +97,10 @@ pub fn run(a: Args) -> CmdResult {
     let mut held: VecDeque<(Instant, Vec<u8>)> = VecDeque::new();
     let mut last_outputs: Vec<Vec<u8>> = vec![Vec::new(); net.esc_count()];
     let (mut answered, mut dropped) = (0u64, 0u64);
+    let mut last_states: Vec<Option<(u16, u16)>> = vec![None; net.esc_count()];
+    if a.trace_states {
+        trace_states(&net, &mut last_states)?;
+    }
     while !crate::signals::stopped() {
         // Release frames whose delay has passed.
         while held.front().is_some_and(|(t, _)| *t <= Instant::now()) {
@@ -133,6 +148,9 @@ pub fn run(a: Args) -> CmdResult {
             }
             std::io::stdout().flush()?;
         }
+        if a.trace_states {
+            trace_states(&net, &mut last_states)?;
+        }
     }
     if a.dump_dc {
         let now = epoch.elapsed().as_nanos() as u64;
@@ -153,6 +171,27 @@ pub fn run(a: Args) -> CmdResult {
         }
     }
     println!("ecat sim: stopped; {answered} frames answered, {dropped} dropped");
+    Ok(())
+}
+
+/// Print a `state` line for every device whose AL status or code differs from `last`.
+fn trace_states(net: &Network, last: &mut [Option<(u16, u16)>]) -> std::io::Result<()> {
+    use std::io::Write;
+    let mut changed = false;
+    for (pos, l) in last.iter_mut().enumerate() {
+        let Some(e) = net.subdevice(pos) else {
+            continue;
+        };
+        let now = (e.al_status().0, e.al_status_code().0);
+        if *l != Some(now) {
+            println!("state {pos} 0x{:04x} code 0x{:04x}", now.0, now.1);
+            *l = Some(now);
+            changed = true;
+        }
+    }
+    if changed {
+        std::io::stdout().flush()?;
+    }
     Ok(())
 }
 

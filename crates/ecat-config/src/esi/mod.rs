@@ -10,7 +10,7 @@
 mod datatype;
 mod device;
 mod dictionary;
-mod pdo;
+pub(crate) mod pdo;
 mod query;
 pub(crate) mod xml;
 

@@ -11,7 +11,7 @@
 //! The codecs are `ecat_wire::coe`; this module only decides what to answer.
 
 pub mod access;
-mod info;
+pub(crate) mod info;
 pub mod od;
 pub mod pdo;
 mod server;

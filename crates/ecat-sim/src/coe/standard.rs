@@ -100,7 +100,7 @@ fn mapping(p: &PdoSpec, configurable: bool, rx: bool) -> Object {
 }
 
 /// SM synchronisation parameters (0x1C32 for SM2, 0x1C33 for SM3).
-fn sync_params(index: u16, mode: i64, dc: bool) -> Object {
+pub(crate) fn sync_params(index: u16, mode: i64, dc: bool) -> Object {
     let rw = access::RW_PREOP | access::BACKUP;
     let ro = access::RO;
     let supported = if dc { 0x0007 } else { 0x0003 };

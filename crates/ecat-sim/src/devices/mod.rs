@@ -10,6 +10,7 @@ pub mod beckhoff;
 pub mod behaviour;
 pub mod cia402;
 pub mod drive;
+pub mod esi;
 pub mod servo;
 pub mod servo_od;
 pub mod spec;

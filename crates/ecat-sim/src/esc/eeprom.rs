@@ -6,11 +6,18 @@
 //! Commands in 0x0502 bits 8–10: read (0x0100) fills 0x0508 with 8 bytes (or 4, per chip),
 //! words past the image read 0xFFFF; write (0x0200) needs write enable (bit 0) or sets bit 14,
 //! and writing past the image sets bit 13; reload (0x0400) re-reads words 0–7 into the
-//! registers and checks their CRC (bit 11, DL status bit 0); command 000 clears the error
-//! bits; undefined commands set bit 13. A command keeps busy (bit 15) set for the chip's
-//! `eeprom_busy_ns`, as the EK1100 in the reference capture does for a poll or two; command
-//! writes while busy are ignored. On completion the command bits read 0 again (as captured).
-
+//! registers and checks their CRC (bit 11 and bit 12 "not loaded" on failure, DL status bit
+//! 0; bit 12 also while a reload runs); command 000 clears the error bits; undefined
+//! commands set bit 13 (bit meanings as Infineon's XMC4300 ECAT register docs give them for
+//! Beckhoff's IP).
+//!
+//! Status as real ESCs show it (see [`super::chips`]): the idle value carries the chip's
+//! fixed bits (read size bit 6, address width bit 7 for images over 16 Kbit, and reserved
+//! bits some chips show, e.g. 0x0050 on the EL2828); while a command runs, busy (bit 15) and
+//! the command bits read back (0x8140 for a read, as captured) for the chip's
+//! `eeprom_busy_ns` (reads and writes) or `eeprom_reload_ns`; then the command bits read 0
+//! again. A command written while busy is ignored and leaves the registers as they are (the
+//! write still counts; unverified on real chips).
 use super::Esc;
 use ecat_wire::register::{self as reg, eeprom as ee};
 use ecat_wire::sii::crc8;
@@ -29,7 +36,7 @@ pub(crate) struct EepromState {
 impl Esc {
     /// Status bits that describe the chip and never change.
     fn eeprom_fixed_bits(&self) -> u16 {
-        let mut v = 0;
+        let mut v = self.chip.eeprom_status_extra;
         if self.chip.eeprom_read_8 {
             v |= ee::READ_8_BYTES;
         }
@@ -68,9 +75,23 @@ impl Esc {
                     self.put16(reg::EEPROM_CONTROL, fixed);
                     self.eeprom_execute(cmd);
                 } else {
-                    let done = self.eeprom.now_ns.saturating_add(self.chip.eeprom_busy_ns);
+                    let busy = if cmd & ee::CMD_MASK == ee::CMD_RELOAD {
+                        self.chip.eeprom_reload_ns
+                    } else {
+                        self.chip.eeprom_busy_ns
+                    };
+                    let done = self.eeprom.now_ns.saturating_add(busy);
                     self.eeprom.pending = Some((cmd, done));
-                    self.put16(reg::EEPROM_CONTROL, fixed | ee::BUSY | (cmd & ee::CMD_MASK));
+                    // A reload shows "loading" (bit 12) until it is done.
+                    let loading = if cmd & ee::CMD_MASK == ee::CMD_RELOAD {
+                        ee::ERR_LOADING
+                    } else {
+                        0
+                    };
+                    self.put16(
+                        reg::EEPROM_CONTROL,
+                        fixed | ee::BUSY | loading | (cmd & ee::CMD_MASK),
+                    );
                 }
             }
             _ => self.put16(
@@ -146,17 +167,17 @@ impl Esc {
             self.put16(reg::DC_PULSE_LENGTH, w2);
             self.put16(reg::PDI_CONFIG + 2, w3);
             self.put16(reg::STATION_ALIAS, w4);
-            // The system-time part of the DC (0x0910–0x09FF): an ET1100-type ESC always has it
-            // (the EL2889 of `replay-dc.pcapng` answers 0x0910/0x0918/0x0920 with ESC config
-            // 0x01), a smaller ESC only with its SYNC/latch units enabled in ESC config 0x0141
-            // bits 2/3 (the EL2828 there, same config, answers none of them). Unverified
-            // beyond these devices.
+            // The system-time part of the DC (0x0910–0x09FF): chips with the unit always have
+            // it (the EK1100 and EL2889 of `replay-dc.pcapng` answer 0x0910/0x0918/0x0920
+            // with ESC config 0x01), others only with their SYNC/latch units enabled in ESC
+            // config 0x0141 bits 2/3 (the EL2828 there, same config, answers none of them).
             self.shape.dc_units =
-                self.chip.esc_type == 0x11 || self.mem[reg::ESC_CONFIG as usize] & 0x0C != 0;
-            let v = self.get16(reg::EEPROM_CONTROL) & !ee::ERR_CHECKSUM;
+                self.chip.dc_system_time || self.mem[reg::ESC_CONFIG as usize] & 0x0C != 0;
+            let v = self.get16(reg::EEPROM_CONTROL) & !(ee::ERR_CHECKSUM | ee::ERR_LOADING);
             self.put16(reg::EEPROM_CONTROL, v | self.eeprom_fixed_bits());
         } else {
-            self.eeprom_set_error(ee::ERR_CHECKSUM | self.eeprom_fixed_bits());
+            // Bit 12: "EEPROM not loaded, device information not available" goes with it.
+            self.eeprom_set_error(ee::ERR_CHECKSUM | ee::ERR_LOADING | self.eeprom_fixed_bits());
         }
         self.refresh_dl_status();
         ok

@@ -18,7 +18,8 @@
 //! get the safe value 0 once.
 //!
 //! "Valid outputs" means the MainDevice completed an output buffer since the device entered
-//! SAFEOP; the SAFEOP→OP check uses it (code 0x0019) and a watchdog expiry clears it.
+//! SAFEOP; a SAFEOP→OP request waits for them (see the `al` module) and a watchdog expiry
+//! clears them.
 
 use super::Esc;
 use crate::coe::pdo::{self, MapEntry};
@@ -128,9 +129,14 @@ impl Esc {
         self.io.forced.as_deref().unwrap_or(&self.io.device_inputs)
     }
 
-    /// Device behaviour: set the input values (truncated/zero-padded to the PDO size).
+    /// Device behaviour: set the input values (truncated/zero-padded to the PDO size). On a
+    /// CoE device the values also go into the objects the current TxPDO mapping names, since
+    /// its inputs are packed from them.
     pub fn set_device_inputs(&mut self, data: &[u8]) {
         fill(&mut self.io.device_inputs, data);
+        if let Some(c) = self.coe.as_mut() {
+            pdo::unpack(&mut c.od, &self.io.tx_map, &self.io.device_inputs);
+        }
     }
 
     /// Force the inputs to `data` (truncated/zero-padded to the PDO size), or with `None`
@@ -147,6 +153,7 @@ impl Esc {
     pub(crate) fn outputs_written(&mut self, n: u8) {
         if self.io.out_sm.is_some_and(|(s, _)| s == n) {
             self.io.outputs_valid = true;
+            self.esm_outputs_arrived();
         }
     }
 

@@ -15,6 +15,7 @@
 mod access;
 mod al;
 mod buffered;
+pub mod chips;
 pub mod dc;
 mod eeprom;
 mod io;
@@ -31,10 +32,12 @@ use ecat_wire::al::{AlState, AlStatus, AlStatusCode};
 use ecat_wire::register as reg;
 use regmap::MapShape;
 
+pub use al::DEFAULT_SAFEOP_OP_TIMEOUT_MS;
 pub use dc::{DcClock, FramePassage};
 pub use process::DatagramOutcome;
 
-/// The controller chip: identification registers and sizes (registers 0x0000–0x0009).
+/// The controller chip: identification registers and sizes (registers 0x0000–0x0009) and
+/// the behaviour that differs between chips. Profiles of real chips are in [`chips`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EscChip {
     /// ESC type (0x0000), e.g. 0x11 for an ET1100, 0x12 for an ET1200.
@@ -53,47 +56,21 @@ pub struct EscChip {
     pub port_descriptor: u8,
     /// Feature register (0x0008).
     pub features: u16,
+    /// The DC system-time part (0x0910–0x09FF) exists whatever the SII says; without it, it
+    /// exists only when the SII enables the SYNC/latch units (ESC configuration 0x0141 bits
+    /// 2/3). Receive times (0x0900–0x090F) follow the feature register alone.
+    pub dc_system_time: bool,
     /// EEPROM reads return 8 bytes (0x0502 bit 6) instead of 4.
     pub eeprom_read_8: bool,
-    /// How long an EEPROM command keeps the busy bit set (0 = completes at once).
+    /// Reserved bits of 0x0502 (1–4) the chip shows set, e.g. 0x0010 on the real EL2828.
+    pub eeprom_status_extra: u16,
+    /// How long a read or write keeps the EEPROM busy bit set (0 = completes at once).
     pub eeprom_busy_ns: u64,
-}
-
-impl EscChip {
-    /// A Beckhoff ET1100-like chip: 8 FMMUs, 8 SMs, 8 KiB RAM, 64-bit DC, 8-byte EEPROM
-    /// reads; port descriptor as given. Type 0x11 and features 0x00FC as the EK1100 in the
-    /// reference capture shows (revision and build are our choice, unverified).
-    pub const fn et1100(port_descriptor: u8) -> EscChip {
-        EscChip {
-            esc_type: 0x11,
-            revision: 0x00,
-            build: 0x0003,
-            fmmus: 8,
-            sms: 8,
-            ram_kib: 8,
-            port_descriptor,
-            features: 0x00FC,
-            eeprom_read_8: true,
-            eeprom_busy_ns: 20_000,
-        }
-    }
-
-    /// A Beckhoff ET1200-like chip as in small EL terminals: 3 FMMUs, 4 SMs, 1 KiB RAM, two
-    /// E-Bus ports; features 0x01FC as the EL2828 in the reference capture shows.
-    pub const fn et1200() -> EscChip {
-        EscChip {
-            esc_type: 0x12,
-            revision: 0x00,
-            build: 0x0001,
-            fmmus: 3,
-            sms: 4,
-            ram_kib: 1,
-            port_descriptor: 0x0A,
-            features: 0x01FC,
-            eeprom_read_8: true,
-            eeprom_busy_ns: 20_000,
-        }
-    }
+    /// How long a reload (words 0–7) keeps the busy bit set.
+    pub eeprom_reload_ns: u64,
+    /// Register ranges `[start, end)` this chip does not implement although the register
+    /// map has them (older ESCs): reads leave the frame as it is, nothing counts.
+    pub absent: &'static [(u16, u16)],
 }
 
 /// A per-device behaviour behind the PDI (the firmware or I/O logic of a model). Every method
@@ -121,6 +98,7 @@ pub struct Esc {
     bufs: [buffered::Triple; 16],
     io: io::IoState,
     wd: watchdog::Watchdog,
+    esm: al::Esm,
     links: [bool; 4],
     pub(crate) dc: dc::DcState,
     behaviour: Option<Box<dyn Behaviour>>,
@@ -148,6 +126,7 @@ impl Esc {
                 ram_bytes,
                 features: chip.features,
                 dc_units: false,
+                absent: chip.absent,
             },
             chip,
             sii,
@@ -158,6 +137,7 @@ impl Esc {
             bufs: Default::default(),
             io: Default::default(),
             wd: Default::default(),
+            esm: Default::default(),
             links: [true, false, false, false],
             dc: Default::default(),
             behaviour: None,
@@ -180,6 +160,7 @@ impl Esc {
         self.mbx = Default::default();
         self.bufs = Default::default();
         self.wd = Default::default();
+        self.esm_power_up();
         self.dc_power_up();
         if let Some(c) = self.coe.as_mut() {
             c.reset();
@@ -344,11 +325,12 @@ impl Esc {
         *c = c.saturating_add(1);
     }
 
-    /// Advance internal timers (EEPROM busy, SM watchdog) to `now_ns`. Called before each
-    /// frame.
+    /// Advance internal timers (EEPROM busy, SM watchdog, a pending OP request) to `now_ns`.
+    /// Called before each frame.
     pub fn tick(&mut self, now_ns: u64) {
         self.eeprom_tick(now_ns);
         self.watchdog_tick(now_ns);
+        self.esm_tick(now_ns);
     }
 
     /// Work done when a (good) frame has passed: buffered SMs the MainDevice completed are
@@ -388,6 +370,13 @@ impl Esc {
         // bit 1 clear, its terminals set).
         if self.mem[reg::PDI_CONTROL as usize] == 0 {
             v &= !0x0002;
+        }
+        if self.get16(reg::DL_STATUS) != v {
+            // ECAT event request bit 2: DL status changed (cleared when ECAT reads 0x0110).
+            // Also at power-up, when the links come up: the EK1100 of the TwinCAT capture
+            // shows it pending in every frame once the event mask enables it.
+            let ev = self.get16(reg::ECAT_EVENT) | 0x0004;
+            self.put16(reg::ECAT_EVENT, ev);
         }
         self.put16(reg::DL_STATUS, v);
     }

@@ -34,6 +34,8 @@ pub struct MapShape {
     pub features: u16,
     /// DC system-time/SYNC units enabled (0x0141 bits 2/3, loaded from the SII).
     pub dc_units: bool,
+    /// Ranges `[start, end)` the chip lacks (see `EscChip::absent`).
+    pub absent: &'static [(u16, u16)],
 }
 
 impl MapShape {
@@ -44,6 +46,9 @@ impl MapShape {
             Ok(a) => a,
             Err(_) => return Absent,
         };
+        if self.absent.iter().any(|&(lo, hi)| (lo..hi).contains(&a)) {
+            return Absent;
+        }
         match a {
             0x0000..=0x0009 => ReadOnly,
             0x0010..=0x0011 => ReadWrite,
@@ -140,6 +145,7 @@ mod tests {
             ram_bytes: 1024,
             features: 0x00FC,
             dc_units: false,
+            absent: &[(0x0103, 0x0104)],
         }
     }
 
@@ -153,6 +159,8 @@ mod tests {
         assert_eq!(s.access(0x1000 + 1023), Access::ReadWrite);
         assert_eq!(s.access(0x1000 + 1024), Access::Absent);
         assert_eq!(s.access(0x10000), Access::Absent);
+        assert_eq!(s.access(0x0102), Access::ReadWrite);
+        assert_eq!(s.access(0x0103), Access::Absent, "listed as absent");
     }
 
     #[test]

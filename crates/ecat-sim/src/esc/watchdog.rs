@@ -6,7 +6,8 @@
 //! and has been written at least once since it was opened (so a device just entering SAFEOP
 //! is not blamed for writes it could not have had). On expiry: 0x0440 bit 0 drops to 0, the
 //! counter 0x0442 increments (saturating at 255), and the outputs go to their safe value
-//! (zero); a firmware device in OP then falls back to SAFEOP + ERR with code 0x001B. A device
+//! (zero); a firmware device forgets that it had valid outputs (so a SAFEOP→OP request waits
+//! for new ones, as the SSC does) and, in OP, falls back to SAFEOP + ERR with code 0x001B. A device
 //! with device emulation (no firmware) keeps its AL state (unverified: only its outputs are
 //! reset, as the ESC's digital output unit does). Status bit 0 returns to 1 with the next
 //! trigger (unverified: the reference leaves the acknowledge semantics open).
@@ -70,8 +71,11 @@ impl Esc {
         let c = &mut self.mem[reg::WATCHDOG_PD_COUNTER as usize];
         *c = c.saturating_add(1);
         self.outputs_to_safe();
-        if !self.device_emulation() && self.al_status().state() == Some(AlState::Op) {
-            self.outputs_lost();
+        if self.device_emulation() {
+            return;
+        }
+        self.outputs_lost();
+        if self.al_status().state() == Some(AlState::Op) {
             self.set_al_status(
                 AlStatus::new(AlState::SafeOp, true).0,
                 Some(AlStatusCode::SM_WATCHDOG.0),

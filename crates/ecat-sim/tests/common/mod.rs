@@ -109,7 +109,8 @@ impl Bus {
 
     /// Wait until the EEPROM interface is idle; returns the status word.
     pub fn eeprom_idle(&mut self, station: u16) -> u16 {
-        for _ in 0..100 {
+        // 10 ms of polls: real chips stay busy for most of a millisecond per command.
+        for _ in 0..1000 {
             let s = self.fprd16(station, reg::EEPROM_CONTROL);
             if s & reg::eeprom::BUSY == 0 {
                 return s;

@@ -134,12 +134,12 @@ pub struct SdoService {
     targets: Vec<(Who, Option<MailboxArea>)>,
     running: Vec<Option<Running>>,
     waiting: Vec<VecDeque<Request>>,
-    /// Emergencies read from mailboxes during transfers, oldest first (bounded).
+    /// CoE emergencies that arrived during transfers: (position, message), oldest first.
     emergencies: VecDeque<(usize, EmergencyRepr)>,
 }
 
-/// Emergencies kept until the application takes them; older ones are dropped beyond this.
-pub const EMERGENCY_QUEUE: usize = 64;
+/// Emergencies kept until taken (older ones are dropped first).
+pub const MAX_EMERGENCIES: usize = 256;
 
 impl std::fmt::Debug for SdoService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -167,19 +167,18 @@ impl SdoService {
             targets,
             running: (0..n).map(|_| None).collect(),
             waiting: (0..n).map(|_| VecDeque::new()).collect(),
-            emergencies: VecDeque::with_capacity(EMERGENCY_QUEUE),
+            emergencies: VecDeque::with_capacity(MAX_EMERGENCIES),
         }
-    }
-
-    /// The oldest emergency a SubDevice sent (seen while an SDO transfer read its mailbox):
-    /// (position, message).
-    pub fn take_emergency(&mut self) -> Option<(usize, EmergencyRepr)> {
-        self.emergencies.pop_front()
     }
 
     /// A client to submit requests with.
     pub fn client(&self) -> SdoClient {
         self.client.clone()
+    }
+
+    /// The oldest CoE emergency received while serving transfers: (position, message).
+    pub fn take_emergency(&mut self) -> Option<(usize, EmergencyRepr)> {
+        self.emergencies.pop_front()
     }
 
     /// True if a transfer is running or waiting for the SubDevice at `position`.
@@ -262,15 +261,15 @@ impl SdoService {
                     }
                 }
             }
-            for e in r.job.take_emergencies() {
-                if self.emergencies.len() == EMERGENCY_QUEUE {
-                    self.emergencies.pop_front();
-                }
-                self.emergencies.push_back((p, e));
-            }
             if r.job.is_done() {
                 *counter = r.job.counter();
                 if let Some(mut done) = self.running[p].take() {
+                    for e in done.job.take_emergencies() {
+                        if self.emergencies.len() == MAX_EMERGENCIES {
+                            self.emergencies.pop_front();
+                        }
+                        self.emergencies.push_back((p, e));
+                    }
                     if let Some(res) = done.job.take_result() {
                         complete(&done.reply, res);
                     }

@@ -35,7 +35,9 @@ pub use event::{Event, SubState};
 enum Phase {
     Running,
     Check,
-    Lost { next_probe: u64 },
+    Lost {
+        next_probe: u64,
+    },
     Probe,
     Readdress,
     IdentCmd,
@@ -44,6 +46,8 @@ enum Phase {
     WaitInit,
     ClearFmmus,
     ClearSms,
+    /// Extra register writes in INIT (e.g. an ENI's watchdog settings).
+    Regs(usize),
     Mailbox,
     Request(AlState),
     Wait(AlState),
@@ -51,7 +55,9 @@ enum Phase {
     Sync0(u8),
     PdSm(usize),
     Fmmus,
-    Backoff { until: u64 },
+    Backoff {
+        until: u64,
+    },
 }
 
 #[derive(Debug)]
@@ -69,10 +75,15 @@ struct Sub {
     job: Option<SdoJob>,
     /// SYNC0 to program in PREOP (activation byte for 0x0981).
     sync0: Option<u8>,
+    /// Register writes (address, data) made in INIT on every (re)configuration.
+    regs: Vec<(u16, Vec<u8>)>,
     lost_at_cycle: u64,
     wait_deadline: u64,
     status: AlStatus,
     code: AlStatusCode,
+    /// Highest state this SubDevice is taken to (e.g. PREOP for one the application does
+    /// not configure).
+    limit: AlState,
 }
 
 /// Timing of the supervisor (nanoseconds).
@@ -141,8 +152,10 @@ impl Supervisor {
                 startup,
                 job: None,
                 sync0: None,
+                regs: Vec::new(),
                 lost_at_cycle: 0,
                 wait_deadline: 0,
+                limit: AlState::Op,
             })
             .collect();
         let mut s = Supervisor {
@@ -174,6 +187,22 @@ impl Supervisor {
             }
             self.update_expected_probe();
         }
+    }
+
+    /// Take the SubDevice at `position` no higher than `limit` (the target still applies when
+    /// it is lower). IgH keeps SubDevices without an application configuration in PREOP.
+    pub fn set_limit(&mut self, position: usize, limit: AlState) {
+        if let Some(s) = self.subs.get_mut(position) {
+            s.limit = limit;
+            if matches!(s.phase, Phase::Running) {
+                s.phase = Phase::Check;
+            }
+        }
+    }
+
+    /// The state SubDevice `i` is driven to: the target, capped by its limit.
+    fn target_of(&self, i: usize) -> AlState {
+        self.target.min(self.subs[i].limit)
     }
 
     /// True if every SubDevice is running in the target state.
@@ -272,6 +301,21 @@ impl Supervisor {
         self.sync0 = Some((cycle_ns, shift_ns));
         for (s, &aa) in self.subs.iter_mut().zip(assign_activate) {
             s.sync0 = (aa & 0x0300 != 0).then_some((aa >> 8) as u8);
+        }
+    }
+
+    /// Register writes (address, data of at most 256 bytes) to make on the SubDevice at
+    /// `position` in INIT, before its mailbox is set up, every time it is configured (e.g. the
+    /// ENI's watchdog settings). Longer data is cut to 256 bytes.
+    pub fn set_register_writes(&mut self, position: usize, writes: Vec<(u16, Vec<u8>)>) {
+        if let Some(s) = self.subs.get_mut(position) {
+            s.regs = writes
+                .into_iter()
+                .map(|(a, mut d)| {
+                    d.truncate(256);
+                    (a, d)
+                })
+                .collect();
         }
     }
 
@@ -430,6 +474,14 @@ impl Supervisor {
 
     /// The datagram for the current phase: (command, ADP, ADO, data buffer, length).
     fn request(&mut self, i: usize, now: u64) -> Option<(Command, u16, u16, [u8; 256], usize)> {
+        // The common case first, before the 256-byte buffer is zeroed: on a large healthy bus
+        // this runs for every SubDevice every cycle.
+        if matches!(
+            self.subs[i].phase,
+            Phase::Running | Phase::Probe | Phase::Startup(_)
+        ) {
+            return None;
+        }
         let s = &mut self.subs[i];
         let st = s.info.station;
         let mut d = [0u8; 256];
@@ -486,6 +538,10 @@ impl Supervisor {
             Phase::ClearSms => {
                 let n = (s.info.sm_count.clamp(1, 16) as usize) * SmRepr::LEN;
                 (Command::Fpwr, st, reg::SM0, put(&[0u8; 128][..n]))
+            }
+            Phase::Regs(k) => {
+                let (ado, data) = s.regs.get(k).map_or((0, &[][..]), |(a, d)| (*a, &d[..]));
+                (Command::Fpwr, st, ado, put(data))
             }
             Phase::Mailbox => {
                 let m = s.info.mailbox;
@@ -574,13 +630,14 @@ impl Supervisor {
     /// The phase after `Mailbox`/`PREOP` work, depending on the target.
     fn after(&self, i: usize, reached: AlState) -> Phase {
         let s = &self.subs[i];
+        let target = self.target_of(i);
         match reached {
-            AlState::Init if self.target == AlState::Init => Phase::Running,
+            AlState::Init if target == AlState::Init => Phase::Running,
             AlState::Init => Phase::ClearFmmus,
-            AlState::PreOp | AlState::Boot if self.target <= AlState::PreOp => Phase::Running,
+            AlState::PreOp | AlState::Boot if target <= AlState::PreOp => Phase::Running,
             AlState::PreOp | AlState::Boot if !s.startup.is_empty() => Phase::Startup(0),
             AlState::PreOp | AlState::Boot => self.after_startup(i),
-            AlState::SafeOp if self.target == AlState::Op => Phase::Request(AlState::Op),
+            AlState::SafeOp if target == AlState::Op => Phase::Request(AlState::Op),
             _ => Phase::Running,
         }
     }
@@ -654,10 +711,18 @@ impl Supervisor {
             }
             Phase::Reset => Phase::WaitInit,
             Phase::ClearFmmus => Phase::ClearSms,
-            Phase::ClearSms => {
-                if self.subs[i].info.mailbox.present() && self.target >= AlState::PreOp {
+            Phase::ClearSms | Phase::Regs(_) => {
+                let target = self.target_of(i);
+                let next = match phase {
+                    Phase::ClearSms => 0,
+                    Phase::Regs(k) => k + 1,
+                    _ => usize::MAX,
+                };
+                if next < self.subs[i].regs.len() {
+                    Phase::Regs(next)
+                } else if self.subs[i].info.mailbox.present() && target >= AlState::PreOp {
                     Phase::Mailbox
-                } else if self.target >= AlState::PreOp {
+                } else if target >= AlState::PreOp {
                     Phase::Request(AlState::PreOp)
                 } else {
                     Phase::Running
@@ -685,14 +750,15 @@ impl Supervisor {
                 if changed {
                     self.update_expected_probe();
                 }
+                let target = self.target_of(i);
                 let s = &mut self.subs[i];
                 let want = match phase {
                     Phase::WaitInit => AlState::Init,
                     Phase::Wait(w) => w,
-                    _ => self.target,
+                    _ => target,
                 };
                 if crate::esm::settled(status, code, want) {
-                    if phase == Phase::Check || (want == self.target && phase != Phase::WaitInit) {
+                    if phase == Phase::Check || (want == target && phase != Phase::WaitInit) {
                         if phase != Phase::Check {
                             let who = s.info.who();
                             self.emit(Event::Reached {

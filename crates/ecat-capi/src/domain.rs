@@ -1,0 +1,341 @@
+//! `ec_domain_t`: a process image laid out IgH's way, exchanged through an ecat domain.
+//!
+//! Registration assigns offsets at once, as IgH does: the first entry registered from a
+//! (slave configuration, sync manager) pair appends that sync manager's whole data to the
+//! image, and later entries of the same pair land inside it. At activation each such region
+//! is matched with the region ecat's layout gave the same SubDevice and sync manager in the
+//! domain of the same number; the cyclic calls then copy inputs out of (`process`) and outputs
+//! into (`queue`) ecat's image with one `memcpy` per region, allocation-free. Regions of an
+//! unattached configuration have no counterpart: they stay zero and their expected working
+//! counter is added, so the domain reports incomplete, as IgH's does.
+
+use crate::abi::{self, DomainState, PdoEntryReg};
+use crate::ffi::{arg, arg_mut, errno, guard};
+use crate::log;
+use crate::master::Master;
+use crate::slave_config::SlaveConfig;
+use ecat::config::Direction;
+
+/// One sync manager's data in the image.
+#[derive(Debug, Clone, Copy)]
+pub struct Region {
+    /// The configuration it belongs to.
+    pub sc: *const SlaveConfig,
+    /// Ring position of the SubDevice, if attached.
+    pub position: Option<usize>,
+    /// Sync manager.
+    pub sm: u8,
+    /// Direction.
+    pub dir: Direction,
+    /// Offset in the image.
+    pub offset: usize,
+    /// Bytes.
+    pub len: usize,
+}
+
+/// A copy between this image and ecat's domain image.
+#[derive(Debug, Clone, Copy)]
+pub struct Copy {
+    /// Offset in this image.
+    pub here: usize,
+    /// Offset in ecat's image.
+    pub there: usize,
+    /// Bytes.
+    pub len: usize,
+}
+
+/// `ec_domain_t`.
+pub struct Domain {
+    /// The owning master.
+    pub master: *mut Master,
+    /// Domain number (also the number of ecat's domain that carries it).
+    pub index: usize,
+    /// Regions in registration order.
+    pub regions: Vec<Region>,
+    /// Image size.
+    pub size: usize,
+    /// The image (allocated at activation).
+    pub image: Vec<u8>,
+    /// Output copies (here → ecat) and input copies (ecat → here).
+    pub outputs: Vec<Copy>,
+    /// Input copies.
+    pub inputs: Vec<Copy>,
+    /// Working counter the unattached regions would add.
+    pub missing_wkc: u32,
+    /// Last evaluated state.
+    pub state: DomainState,
+    warned: bool,
+}
+
+impl Domain {
+    /// A new, empty domain.
+    pub fn new(master: *mut Master, index: usize) -> Domain {
+        Domain {
+            master,
+            index,
+            regions: Vec::new(),
+            size: 0,
+            image: Vec::new(),
+            outputs: Vec::new(),
+            inputs: Vec::new(),
+            missing_wkc: 0,
+            state: DomainState::default(),
+            warned: false,
+        }
+    }
+
+    /// The region of (configuration, sync manager), appended if new; returns its offset.
+    pub fn register(
+        &mut self,
+        sc: *const SlaveConfig,
+        position: Option<usize>,
+        sm: u8,
+        dir: Direction,
+        len: usize,
+    ) -> usize {
+        if let Some(r) = self.regions.iter().find(|r| r.sc == sc && r.sm == sm) {
+            return r.offset;
+        }
+        let offset = self.size;
+        self.regions.push(Region {
+            sc,
+            position,
+            sm,
+            dir,
+            offset,
+            len,
+        });
+        self.size += len;
+        offset
+    }
+
+    fn master<'a>(&self) -> &'a Master {
+        // SAFETY: a domain never outlives its master (freed by it); the master is a separate
+        // allocation, so this reference does not alias the domain.
+        unsafe { &*self.master }
+    }
+}
+
+/// Register a list of PDO entries (ends with a record whose index is 0).
+///
+/// # Safety
+/// `domain` NULL or live; `regs` NULL or a list ending with an index-0 record whose `offset`
+/// pointers are writable and `bit_position` pointers NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_domain_reg_pdo_entry_list(
+    domain: *mut Domain,
+    regs: *const PdoEntryReg,
+) -> i32 {
+    const F: &str = "ecrt_domain_reg_pdo_entry_list";
+    guard(F, errno::EINVAL, || {
+        // SAFETY: NULL or live (API contract).
+        let Some(d) = (unsafe { arg_mut(domain, F, "domain") }) else {
+            return errno::EINVAL;
+        };
+        if regs.is_null() {
+            log!("{F}: pdo_entry_regs is NULL");
+            return errno::EINVAL;
+        }
+        let master = d.master;
+        let mut i = 0;
+        loop {
+            // SAFETY: the list goes on until the index-0 record (API contract).
+            let r: PdoEntryReg = unsafe { *regs.add(i) };
+            i += 1;
+            if r.index == 0 {
+                return 0;
+            }
+            // SAFETY: master is live (the domain's owner).
+            let sc = unsafe {
+                crate::master::ecrt_master_slave_config(
+                    master,
+                    r.alias,
+                    r.position,
+                    r.vendor_id,
+                    r.product_code,
+                )
+            };
+            if sc.is_null() {
+                return errno::ENOENT;
+            }
+            // SAFETY: live sc and domain; bit_position NULL or writable (API contract).
+            let off = unsafe {
+                crate::pdo_config::ecrt_slave_config_reg_pdo_entry(
+                    sc,
+                    r.index,
+                    r.subindex,
+                    domain,
+                    r.bit_position,
+                )
+            };
+            if off < 0 {
+                return off;
+            }
+            if r.offset.is_null() {
+                log!(
+                    "{F}: record {} (0x{:04X}:{:02X}) has a NULL offset pointer",
+                    i - 1,
+                    r.index,
+                    r.subindex
+                );
+                return errno::EINVAL;
+            }
+            // SAFETY: non-NULL, writable (API contract).
+            unsafe { *r.offset = off as u32 };
+        }
+    })
+}
+
+/// Size of the domain's image.
+///
+/// # Safety
+/// `domain` NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_domain_size(domain: *const Domain) -> usize {
+    guard("ecrt_domain_size", 0, || {
+        // SAFETY: NULL or live (API contract).
+        unsafe { arg(domain, "ecrt_domain_size", "domain") }.map_or(0, |d| d.size)
+    })
+}
+
+/// The domain's image (valid after activation; NULL before).
+///
+/// # Safety
+/// `domain` NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_domain_data(domain: *const Domain) -> *mut u8 {
+    const F: &str = "ecrt_domain_data";
+    guard(F, std::ptr::null_mut(), || {
+        // SAFETY: NULL or live (API contract).
+        let Some(d) = (unsafe { arg(domain, F, "domain") }) else {
+            return std::ptr::null_mut();
+        };
+        if !d.master().is_active() {
+            log!("{F}: the process data exists after ecrt_master_activate");
+            return std::ptr::null_mut();
+        }
+        if d.image.is_empty() {
+            return std::ptr::null_mut();
+        }
+        d.image.as_ptr() as *mut u8
+    })
+}
+
+fn warn_idle(d: &mut Domain, f: &str) {
+    if !d.warned {
+        d.warned = true;
+        log!("{f}: the master is not activated yet; the domain exchanges nothing until ecrt_master_activate");
+    }
+}
+
+/// Evaluate the working counters of the last receive and copy the inputs into the image.
+/// Allocates nothing.
+///
+/// # Safety
+/// `domain` NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_domain_process(domain: *mut Domain) -> i32 {
+    const F: &str = "ecrt_domain_process";
+    guard(F, errno::EINVAL, || {
+        // SAFETY: NULL or live (API contract).
+        let Some(d) = (unsafe { arg_mut(domain, F, "domain") }) else {
+            return errno::EINVAL;
+        };
+        // SAFETY: IgH's threading rule (the cyclic thread).
+        let Some(rt) = (unsafe { d.master().runtime() }) else {
+            warn_idle(d, F);
+            return 0;
+        };
+        let ed = rt.domain_mut(d.index);
+        ed.process();
+        let img = ed.image();
+        for c in &d.inputs {
+            d.image[c.here..c.here + c.len].copy_from_slice(&img[c.there..c.there + c.len]);
+        }
+        let wkc = ed.wkc();
+        let expected = ed.expected_wkc() + d.missing_wkc;
+        d.state = DomainState {
+            working_counter: wkc,
+            wc_state: if wkc == 0 {
+                abi::wc::ZERO
+            } else if wkc == expected {
+                abi::wc::COMPLETE
+            } else {
+                abi::wc::INCOMPLETE
+            },
+            redundancy_active: 0,
+        };
+        0
+    })
+}
+
+/// Queue the domain for the next send: copy the outputs into the frames' image. Allocates
+/// nothing.
+///
+/// # Safety
+/// `domain` NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_domain_queue(domain: *mut Domain) -> i32 {
+    const F: &str = "ecrt_domain_queue";
+    guard(F, errno::EINVAL, || {
+        // SAFETY: NULL or live (API contract).
+        let Some(d) = (unsafe { arg_mut(domain, F, "domain") }) else {
+            return errno::EINVAL;
+        };
+        // SAFETY: IgH's threading rule (the cyclic thread).
+        let Some(rt) = (unsafe { d.master().runtime() }) else {
+            warn_idle(d, F);
+            return 0;
+        };
+        let img = rt.domain_mut(d.index).image_mut();
+        for c in &d.outputs {
+            img[c.there..c.there + c.len].copy_from_slice(&d.image[c.here..c.here + c.len]);
+        }
+        0
+    })
+}
+
+/// Working counter and its evaluation from the last `ecrt_domain_process`.
+///
+/// # Safety
+/// `domain` NULL or live; `state` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_domain_state(domain: *const Domain, state: *mut DomainState) -> i32 {
+    const F: &str = "ecrt_domain_state";
+    guard(F, errno::EINVAL, || {
+        // SAFETY: NULL or live / writable (API contract).
+        let Some((d, out)) = (unsafe { arg(domain, F, "domain") })
+            .and_then(|x| unsafe { arg_mut(state, F, "state") }.map(|y| (x, y)))
+        else {
+            return errno::EINVAL;
+        };
+        *out = d.state;
+        0
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn regions_in_registration_order_and_reused() {
+        let mut d = Domain::new(std::ptr::null_mut(), 0);
+        // Two distinct addresses standing for two configurations (never dereferenced).
+        let pair = [0u64; 2];
+        let (a, b) = (
+            &pair[0] as *const u64 as *const SlaveConfig,
+            &pair[1] as *const u64 as *const SlaveConfig,
+        );
+        assert_eq!(d.register(a, Some(3), 2, Direction::Output, 4), 0);
+        assert_eq!(d.register(b, Some(4), 3, Direction::Input, 6), 4);
+        assert_eq!(
+            d.register(a, Some(3), 2, Direction::Output, 4),
+            0,
+            "same SM: same region"
+        );
+        assert_eq!(d.register(a, Some(3), 3, Direction::Input, 2), 10);
+        assert_eq!(d.size, 12);
+        assert_eq!(d.regions.len(), 3);
+    }
+}

@@ -1,0 +1,87 @@
+//! The FFI boundary: no panic may unwind into C, and bad input gets IgH's return code plus
+//! one line on stderr prefixed `ecat:`.
+//!
+//! Every exported function runs its body inside [`guard`], which catches a panic (a bug on
+//! our side), logs it and returns the function's error value instead.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Print one line to stderr, prefixed `ecat:` (IgH's library prints to stderr too).
+#[macro_export]
+macro_rules! log {
+    ($($arg:tt)*) => {{
+        eprintln!("ecat: {}", format_args!($($arg)*));
+    }};
+}
+
+/// Run `f`; if it panics, log where and return `on_panic`.
+pub fn guard<T>(what: &str, on_panic: T, f: impl FnOnce() -> T) -> T {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(v) => v,
+        Err(e) => {
+            let msg = e
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| e.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            log!("{what}: internal error ({msg}); please report it");
+            on_panic
+        }
+    }
+}
+
+/// Turn a C pointer into a reference, logging `what: NULL ...` when it is NULL.
+///
+/// # Safety
+/// `p` must be NULL or point to a live `T` that nothing else mutates for `'a`.
+pub unsafe fn arg<'a, T>(p: *const T, func: &str, name: &str) -> Option<&'a T> {
+    if p.is_null() {
+        log!("{func}: {name} is NULL");
+        return None;
+    }
+    // SAFETY: non-NULL, and the caller guarantees it points to a live T.
+    Some(unsafe { &*p })
+}
+
+/// Like [`arg`], writable.
+///
+/// # Safety
+/// `p` must be NULL or point to a live `T` not otherwise referenced for `'a`.
+pub unsafe fn arg_mut<'a, T>(p: *mut T, func: &str, name: &str) -> Option<&'a mut T> {
+    if p.is_null() {
+        log!("{func}: {name} is NULL");
+        return None;
+    }
+    // SAFETY: non-NULL, and the caller guarantees exclusive access to a live T.
+    Some(unsafe { &mut *p })
+}
+
+/// Negative errno values IgH returns.
+pub mod errno {
+    /// Invalid argument.
+    pub const EINVAL: i32 = -libc::EINVAL;
+    /// No such entry.
+    pub const ENOENT: i32 = -libc::ENOENT;
+    /// Out of memory / resources.
+    pub const ENOMEM: i32 = -libc::ENOMEM;
+    /// I/O error (transfer failed).
+    pub const EIO: i32 = -libc::EIO;
+    /// Busy.
+    pub const EBUSY: i32 = -libc::EBUSY;
+    /// Operation not supported.
+    pub const EOPNOTSUPP: i32 = -libc::EOPNOTSUPP;
+    /// No such device or address.
+    pub const ENXIO: i32 = -libc::ENXIO;
+    /// Operation not permitted (wrong phase).
+    pub const EPERM: i32 = -libc::EPERM;
+    /// Buffer too small.
+    pub const EOVERFLOW: i32 = -libc::EOVERFLOW;
+    /// No buffer space.
+    pub const ENOBUFS: i32 = -libc::ENOBUFS;
+    /// Timed out.
+    pub const ETIMEDOUT: i32 = -libc::ETIMEDOUT;
+    /// No data.
+    pub const ENODATA: i32 = -libc::ENODATA;
+    /// Protocol not supported (e.g. no CoE mailbox).
+    pub const EPROTONOSUPPORT: i32 = -libc::EPROTONOSUPPORT;
+}

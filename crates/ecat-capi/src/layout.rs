@@ -1,0 +1,159 @@
+//! Activation: turn the application's slave configurations and domains into ecat's
+//! [`Activation`] and start the [`Runtime`].
+//!
+//! - Every SubDevice with an attached configuration gets that configuration's PDOs; each of
+//!   its sync managers goes into the ecat domain of the same number as the C domain where it
+//!   was first registered, or into one extra hidden domain when nothing of it was registered
+//!   (IgH still configures such a sync manager; its data simply is not in any image).
+//! - A SubDevice without an attached configuration gets no process data and is kept in PREOP,
+//!   as IgH does.
+//! - Startup SDOs are the configuration's own, followed by the PDO assignment and mapping
+//!   writes when the application changed them from what the SubDevice had.
+//! - Distributed clocks are set up when any configuration activates SYNC0
+//!   (`ecrt_slave_config_dc`), with the reference clock as the time master (see [`crate::dc`]);
+//!   SYNC0 runs on exactly the SubDevices whose configuration asked for it (IgH), with the
+//!   cycle and shift of the first such configuration.
+//! - Each C domain's regions are matched to ecat's regions to build the copy lists.
+
+use crate::domain::{Copy, Domain};
+use crate::master::{Inner, Master, Phase};
+use crate::slave_config::SlaveConfig;
+use ecat::config::{Direction, SubDeviceConfig};
+use ecat::dc::setup::DcOptions;
+use ecat::dc::{DcMode, DcRuntime};
+use ecat::mailbox::sdo::SdoOp;
+use ecat::runtime::Activation;
+use ecat_wire::al::AlState;
+
+/// Activate `m` (idle): see the module documentation.
+pub fn activate(m: &Master, inner: &mut Inner) -> Result<(), String> {
+    let n = inner.subdevices.len();
+    let n_domains = inner.domains.len();
+    let hidden = n_domains;
+    let mut configs = vec![SubDeviceConfig::default(); n];
+    let mut startup: Vec<Vec<SdoOp>> = vec![Vec::new(); n];
+    let mut limited = vec![true; n];
+    let mut hidden_used = false;
+    let mut sync0: Option<(u64, u64)> = None;
+    let mut assign = vec![0u16; n];
+    // SAFETY: configs and domains are owned by the master and alive; one thread (IgH's rule).
+    let scs: Vec<&SlaveConfig> = inner.configs.iter().map(|&p| unsafe { &*p }).collect();
+    // SAFETY: as above.
+    let doms: Vec<&Domain> = inner.domains.iter().map(|&p| unsafe { &*p }).collect();
+    for sc in &scs {
+        let Some(p) = sc.attached else { continue };
+        let mut c = sc.config.clone();
+        for sync in &mut c.sync {
+            let scp: *const SlaveConfig = *sc;
+            let owner = doms
+                .iter()
+                .position(|d| d.regions.iter().any(|r| r.sc == scp && r.sm == sync.index));
+            sync.domain = owner.unwrap_or_else(|| {
+                if sync.bytes() > 0 {
+                    hidden_used = true;
+                }
+                hidden
+            });
+        }
+        startup[p] = sc.startup.clone();
+        if sc.has_coe() && sc.defaults.as_ref() != Some(&sc.config) {
+            startup[p].extend(ecat::pdo_coe::write_ops(&sc.config));
+        }
+        configs[p] = c;
+        limited[p] = false;
+        if let Some(dc) = sc.dc {
+            assign[p] = dc.assign_activate;
+            if dc.assign_activate & 0x0300 != 0 && sync0.is_none() {
+                sync0 = Some((dc.sync0_cycle.max(1) as u64, dc.sync0_shift.max(0) as u64));
+            }
+        }
+    }
+    let Phase::Idle(mut md) = std::mem::replace(&mut inner.phase, Phase::Orphaned) else {
+        return Err("the master is not idle".into());
+    };
+    let mut dc = None;
+    if let Some((cycle_ns, shift_ns)) = sync0 {
+        match md.configure_dc(DcOptions::default()) {
+            Ok(Some(setup)) => {
+                dc = Some(DcRuntime {
+                    setup,
+                    mode: DcMode::MasterFollowsReference,
+                    cycle_ns,
+                    shift_ns,
+                })
+            }
+            Ok(None) => crate::log!(
+                "distributed clocks were asked for, but no slave on '{}' supports them",
+                m.spec
+            ),
+            Err(e) => crate::log!(
+                "setting up distributed clocks on '{}': {e}; going on without",
+                m.spec
+            ),
+        }
+    }
+    inner.dc = dc.is_some();
+    let act = Activation {
+        configs: Some(configs),
+        startup_sdos: startup,
+        domains: n_domains + usize::from(hidden_used),
+        target: AlState::Op,
+        dc,
+        sync0_assign: Some(assign),
+        ..Default::default()
+    };
+    let mut rt = match md.activate(act) {
+        Ok(rt) => rt,
+        Err(e) => {
+            // The MainDevice was consumed: the link is gone. Report and stay orphaned.
+            return Err(format!("activation failed: {e}"));
+        }
+    };
+    for (p, &l) in limited.iter().enumerate() {
+        if l {
+            rt.limit_state(p, AlState::PreOp);
+        }
+    }
+    // Copy lists per C domain.
+    for &dp in &inner.domains {
+        // SAFETY: owned by the master, alive, and no other reference to it exists now.
+        let d = unsafe { &mut *dp };
+        d.image = vec![0; d.size];
+        d.outputs.clear();
+        d.inputs.clear();
+        d.missing_wkc = 0;
+        let ed = rt.domain(d.index);
+        for r in &d.regions {
+            let there = r.position.and_then(|p| ed.region_of(p as u16, r.sm));
+            match there {
+                Some(e) => {
+                    let c = Copy {
+                        here: r.offset,
+                        there: e.offset,
+                        len: r.len.min(e.len),
+                    };
+                    match r.dir {
+                        Direction::Output => d.outputs.push(c),
+                        Direction::Input => d.inputs.push(c),
+                    }
+                }
+                None => {
+                    d.missing_wkc += match r.dir {
+                        Direction::Output => 2,
+                        Direction::Input => 1,
+                    }
+                }
+            }
+        }
+    }
+    // Register requests of every configuration are served by send/receive.
+    inner.reg_requests = scs
+        .iter()
+        .flat_map(|sc| sc.reg_requests.iter().copied())
+        .collect();
+    if let Ok(mut c) = m.sdo_client.lock() {
+        *c = Some(rt.sdo_client());
+    }
+    inner.phase = Phase::Active(Box::new(rt));
+    Ok(())
+}

@@ -1,0 +1,46 @@
+//! # libethercat: IgH's `ecrt.h` (API 1.6) over the ecat MainDevice
+//!
+//! This crate is a thin door: every `ecrt_*` function maps onto [`ecat::MainDevice`] (before
+//! activation) or [`ecat::runtime::Runtime`] (after it). There is no second frame engine and
+//! no second cyclic loop: `ecrt_master_send` is `Runtime::send`, `ecrt_master_receive` is
+//! `Runtime::receive`, and acyclic work (supervisor, SDO and register requests) rides in the
+//! frames the application's thread sends.
+//!
+//! Layout of the crate, one concern per module:
+//! - [`abi`]: the C structures and enums of `include/ecrt.h`, byte for byte;
+//! - [`ffi`]: the FFI guard (no panic crosses into C) and the `ecat:` log line;
+//! - [`link_config`]: which link master N uses (environment, `/etc/ecat.conf`);
+//! - [`master`]: `ec_master_t`, request/release, activation, send/receive, state, info;
+//! - [`info`]: `ecrt_master_get_slave` / `_sync_manager` / `_pdo` / `_pdo_entry`;
+//! - [`sdo`]: blocking SDO access through the master;
+//! - [`slave_config`]: `ec_slave_config_t`, its state, flags and timeouts;
+//! - [`pdo_config`]: PDO assignment and mapping, entry registration;
+//! - [`startup`]: startup SDOs and the emergency ring;
+//! - [`layout`]: IgH's domain layout (offsets known at registration) and its mapping onto
+//!   ecat's domains at activation;
+//! - [`domain`]: `ec_domain_t` and the cyclic domain calls;
+//! - [`requests`]: SDO and register requests, SoE/VoE stubs;
+//! - [`dc`]: distributed clock calls;
+//! - [`unsupported`]: protocols not built yet (SoE, VoE, EoE), exported so programs link;
+//! - [`helpers`]: version magic and the real/lreal helpers.
+//!
+//! Threading follows IgH: configuration calls and the cyclic calls come from one thread at a
+//! time; blocking SDO calls may come from another thread while the application cycles.
+
+#![warn(missing_docs)]
+
+pub mod abi;
+pub mod dc;
+pub mod domain;
+pub mod ffi;
+pub mod helpers;
+pub mod info;
+pub mod layout;
+pub mod link_config;
+pub mod master;
+pub mod pdo_config;
+pub mod requests;
+pub mod sdo;
+pub mod slave_config;
+pub mod startup;
+pub mod unsupported;

@@ -1,0 +1,758 @@
+//! `ec_master_t`: one link, its SubDevices, and the application's domains and slave
+//! configurations.
+//!
+//! Phases as in IgH: *idle* (after `ecrt_request_master`: the bus is scanned and every
+//! SubDevice is in PREOP, so blocking SDO calls and the info calls work; the library drives
+//! the [`MainDevice`] inside each blocking call instead of running a thread) and *operation*
+//! (after `ecrt_master_activate`: a [`Runtime`] that the application's thread drives with
+//! receive / process / queue / send; everything acyclic rides in those frames).
+//!
+//! Objects handed to C (`ec_slave_config_t`, `ec_domain_t`, requests) are boxed and owned by
+//! the master through raw pointers, freed by `ecrt_master_deactivate` (IgH clears the
+//! configuration there) or `ecrt_release_master`.
+
+use crate::abi::{MasterInfo, MasterState, ScanProgress};
+use crate::domain::Domain;
+use crate::ffi::{arg, arg_mut, errno, guard};
+use crate::log;
+use crate::requests::RegRequest;
+use crate::slave_config::SlaveConfig;
+use ecat::config::SubDeviceConfig;
+use ecat::mailbox::service::SdoClient;
+use ecat::runtime::Runtime;
+use ecat::{MainDevice, SubDevice};
+use ecat_wire::al::AlState;
+use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// The master's phase.
+pub enum Phase {
+    /// Configuration phase: the bus is scanned and in PREOP.
+    Idle(Box<MainDevice>),
+    /// Cyclic phase.
+    Active(Box<Runtime>),
+    /// Between phases (only while switching; or after a failed re-scan).
+    Orphaned,
+}
+
+/// Everything the master holds; accessed by one application thread at a time (IgH's rule).
+pub struct Inner {
+    /// Idle or active.
+    pub phase: Phase,
+    /// The SubDevices of the last scan.
+    pub subdevices: Vec<SubDevice>,
+    /// Each SubDevice's process data configuration as found (CoE or SII), by position.
+    pub defaults: Vec<SubDeviceConfig>,
+    /// Slave configurations, in creation order (owned).
+    pub configs: Vec<*mut SlaveConfig>,
+    /// Domains, in creation order (owned).
+    pub domains: Vec<*mut Domain>,
+    /// Register requests of every configuration (not owned; served by send/receive).
+    pub reg_requests: Vec<*mut RegRequest>,
+    /// Last application time (ns since 2000).
+    pub app_time: u64,
+    /// Reserved for real-time use.
+    pub reserved: bool,
+    /// Send interval set by the application (µs).
+    pub send_interval_us: usize,
+    /// Distributed clocks run in the cyclic frames (set at activation).
+    pub dc: bool,
+}
+
+/// `ec_master_t`.
+pub struct Master {
+    /// Master index.
+    pub index: u32,
+    /// Link specification.
+    pub spec: String,
+    inner: UnsafeCell<Inner>,
+    /// The active runtime's SDO client, for blocking SDO calls from any thread.
+    pub sdo_client: Mutex<Option<SdoClient>>,
+    /// SubDevices of the last scan, readable from any thread.
+    pub slave_count: AtomicUsize,
+    /// `pthread_self()` of the thread that called `ecrt_master_send` last (0 = none yet).
+    pub cyclic_thread: AtomicU64,
+}
+
+impl Master {
+    /// True if reserved; else logs that `f` needs `ecrt_master_reserve` (IgH refuses
+    /// configuration and cyclic calls on a master that is only open).
+    pub fn reserved_or(&self, f: &str) -> bool {
+        // SAFETY: IgH's threading rule.
+        if unsafe { self.inner() }.reserved {
+            return true;
+        }
+        log!("{f}: master {} is open but not reserved; call ecrt_master_reserve (or use ecrt_request_master)", self.index);
+        false
+    }
+
+    /// The inner state.
+    ///
+    /// # Safety
+    /// IgH's threading rule: the application calls the non-blocking functions of one master
+    /// from one thread at a time, so no two `&mut Inner` exist at once.
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn inner(&self) -> &mut Inner {
+        // SAFETY: see the function's contract.
+        unsafe { &mut *self.inner.get() }
+    }
+
+    /// The runtime, if active.
+    ///
+    /// # Safety
+    /// As [`Master::inner`].
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn runtime(&self) -> Option<&mut Runtime> {
+        // SAFETY: as inner().
+        match unsafe { &mut self.inner().phase } {
+            Phase::Active(rt) => Some(rt),
+            _ => None,
+        }
+    }
+
+    /// True after activation.
+    pub fn is_active(&self) -> bool {
+        // SAFETY: a read of the phase tag by the owning thread.
+        matches!(unsafe { &self.inner().phase }, Phase::Active(_))
+    }
+}
+
+/// The calling thread's `pthread_self()`.
+pub fn current_thread() -> u64 {
+    // SAFETY: pthread_self has no preconditions.
+    unsafe { libc::pthread_self() as u64 }
+}
+
+/// Scan `md` and bring the bus to PREOP; returns the SubDevices and their configurations.
+pub fn scan_idle(md: &mut MainDevice, spec: &str) -> (Vec<SubDevice>, Vec<SubDeviceConfig>) {
+    match md.scan() {
+        Ok([]) => {
+            log!("no SubDevices answer on '{spec}'; the master is idle with an empty bus")
+        }
+        Ok(_) => {}
+        Err(e) => log!("scanning '{spec}' failed: {e}"),
+    }
+    if !md.subdevices().is_empty() {
+        if let Err(e) = md.request_state(&[], AlState::PreOp, Duration::from_secs(5)) {
+            log!("bringing the bus on '{spec}' to PREOP: {e}");
+        }
+        let _ = md.refresh_states();
+    }
+    let defaults = match md.discover_configs() {
+        Ok(c) => c,
+        Err(e) => {
+            log!("reading the PDO configuration on '{spec}': {e}; using the SII");
+            md.subdevices()
+                .iter()
+                .map(SubDeviceConfig::from_sii)
+                .collect()
+        }
+    };
+    (md.subdevices().to_vec(), defaults)
+}
+
+/// Master indices open in this process (each owns its link).
+static OPEN: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+fn open(index: u32, reserve: bool) -> *mut Master {
+    {
+        let mut open = OPEN.lock().unwrap_or_else(|e| e.into_inner());
+        if open.contains(&index) {
+            log!("master {index} is already open in this process; release it first (one master, one link)");
+            return std::ptr::null_mut();
+        }
+        open.push(index);
+    }
+    let m = open_link(index, reserve);
+    if m.is_null() {
+        OPEN.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|&i| i != index);
+    }
+    m
+}
+
+fn open_link(index: u32, reserve: bool) -> *mut Master {
+    let spec = match crate::link_config::link_for(index) {
+        Ok(s) => s,
+        Err(e) => {
+            log!("{e}");
+            return std::ptr::null_mut();
+        }
+    };
+    let mut md = match MainDevice::open(&spec) {
+        Ok(md) => md,
+        Err(e) => {
+            log!("master {index}: cannot open '{spec}': {e}");
+            return std::ptr::null_mut();
+        }
+    };
+    let (subdevices, defaults) = scan_idle(&mut md, &spec);
+    let slave_count = AtomicUsize::new(subdevices.len());
+    let m = Master {
+        index,
+        spec,
+        inner: UnsafeCell::new(Inner {
+            phase: Phase::Idle(Box::new(md)),
+            subdevices,
+            defaults,
+            configs: Vec::new(),
+            domains: Vec::new(),
+            reg_requests: Vec::new(),
+            app_time: 0,
+            reserved: reserve,
+            send_interval_us: 0,
+            dc: false,
+        }),
+        sdo_client: Mutex::new(None),
+        slave_count,
+        cyclic_thread: AtomicU64::new(0),
+    };
+    Box::into_raw(Box::new(m))
+}
+
+/// Open and reserve master `master_index`; NULL (and one log line) on error.
+#[no_mangle]
+pub extern "C" fn ecrt_request_master(master_index: u32) -> *mut Master {
+    guard("ecrt_request_master", std::ptr::null_mut(), || {
+        open(master_index, true)
+    })
+}
+
+/// Open master `master_index` without reserving it.
+#[no_mangle]
+pub extern "C" fn ecrt_open_master(master_index: u32) -> *mut Master {
+    guard("ecrt_open_master", std::ptr::null_mut(), || {
+        open(master_index, false)
+    })
+}
+
+/// Free every configuration object (slave configs with their requests, domains).
+fn clear_config(inner: &mut Inner) {
+    for p in inner.configs.drain(..) {
+        // SAFETY: created by Box::into_raw in ecrt_master_slave_config, freed only here.
+        drop(unsafe { Box::from_raw(p) });
+    }
+    for p in inner.domains.drain(..) {
+        // SAFETY: created by Box::into_raw in ecrt_master_create_domain, freed only here.
+        drop(unsafe { Box::from_raw(p) });
+    }
+    inner.reg_requests.clear();
+}
+
+/// Release a master: deactivate if active, free every object.
+///
+/// # Safety
+/// `master` is NULL or a pointer from `ecrt_request_master`/`ecrt_open_master` not yet
+/// released.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_release_master(master: *mut Master) {
+    guard("ecrt_release_master", (), || {
+        if master.is_null() {
+            log!("ecrt_release_master: master is NULL");
+            return;
+        }
+        // SAFETY: per the contract, a live master we own; nothing else uses it any more.
+        let m = unsafe { Box::from_raw(master) };
+        // SAFETY: we own it now.
+        let inner = unsafe { m.inner() };
+        if let Phase::Active(rt) = &mut inner.phase {
+            // As IgH's master does when the application lets go: slaves back to PREOP (their
+            // outputs stop being applied), cycling here for up to 500 ms.
+            if let Err(e) = rt.run_until_state(AlState::PreOp, 1_000_000, 500) {
+                log!("ecrt_release_master: {e}");
+            }
+        }
+        clear_config(inner);
+        let index = m.index;
+        drop(m);
+        OPEN.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|&i| i != index);
+    })
+}
+
+/// Reserve the master for real-time use.
+///
+/// # Safety
+/// `master` is NULL or a live master.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_master_reserve(master: *mut Master) -> i32 {
+    guard("ecrt_master_reserve", errno::EINVAL, || {
+        // SAFETY: NULL or live, per the contract.
+        let Some(m) = (unsafe { arg(master, "ecrt_master_reserve", "master") }) else {
+            return errno::EINVAL;
+        };
+        // SAFETY: IgH's threading rule.
+        let inner = unsafe { m.inner() };
+        if inner.reserved {
+            log!(
+                "ecrt_master_reserve: master {} is already reserved",
+                m.index
+            );
+            return errno::EBUSY;
+        }
+        inner.reserved = true;
+        0
+    })
+}
+
+/// Create a process data domain (before activation).
+///
+/// # Safety
+/// `master` is NULL or a live master.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_master_create_domain(master: *mut Master) -> *mut Domain {
+    guard("ecrt_master_create_domain", std::ptr::null_mut(), || {
+        // SAFETY: NULL or live, per the contract.
+        let Some(m) = (unsafe { arg(master, "ecrt_master_create_domain", "master") }) else {
+            return std::ptr::null_mut();
+        };
+        if !m.reserved_or("ecrt_master_create_domain") {
+            return std::ptr::null_mut();
+        }
+        if m.is_active() {
+            log!("ecrt_master_create_domain: master {} is already activated; create domains before ecrt_master_activate", m.index);
+            return std::ptr::null_mut();
+        }
+        // SAFETY: IgH's threading rule.
+        let inner = unsafe { m.inner() };
+        let d = Box::into_raw(Box::new(Domain::new(master, inner.domains.len())));
+        inner.domains.push(d);
+        d
+    })
+}
+
+/// Where (alias, position) is on the bus: alias 0 means position is the ring position, else
+/// the position-th SubDevice after the first one with that alias.
+pub fn resolve(subs: &[SubDevice], alias: u16, position: u16) -> Option<usize> {
+    let base = if alias == 0 {
+        0
+    } else {
+        subs.iter().position(|s| s.alias == alias)?
+    };
+    let p = base + position as usize;
+    (p < subs.len()).then_some(p)
+}
+
+/// Get or create the configuration of the slave at (alias, position) expecting
+/// vendor/product. NULL if a configuration for that address exists with another identity.
+///
+/// # Safety
+/// `master` is NULL or a live master.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_master_slave_config(
+    master: *mut Master,
+    alias: u16,
+    position: u16,
+    vendor_id: u32,
+    product_code: u32,
+) -> *mut SlaveConfig {
+    const F: &str = "ecrt_master_slave_config";
+    guard(F, std::ptr::null_mut(), || {
+        // SAFETY: NULL or live, per the contract.
+        let Some(m) = (unsafe { arg(master, F, "master") }) else {
+            return std::ptr::null_mut();
+        };
+        if !m.reserved_or(F) {
+            return std::ptr::null_mut();
+        }
+        if m.is_active() {
+            log!(
+                "{F}: master {} is already activated; configure slaves before ecrt_master_activate",
+                m.index
+            );
+            return std::ptr::null_mut();
+        }
+        // SAFETY: IgH's threading rule.
+        let inner = unsafe { m.inner() };
+        for &p in &inner.configs {
+            // SAFETY: owned by the master and alive.
+            let sc = unsafe { &*p };
+            if sc.alias == alias && sc.position == position {
+                if sc.vendor_id != vendor_id || sc.product_code != product_code {
+                    log!("{F}: slave {alias}:{position} is already configured as 0x{:08x}/0x{:08x}, not 0x{vendor_id:08x}/0x{product_code:08x}", sc.vendor_id, sc.product_code);
+                    return std::ptr::null_mut();
+                }
+                return p;
+            }
+        }
+        let mut attached = None;
+        match resolve(&inner.subdevices, alias, position) {
+            None => log!("{F}: there is no slave at {alias}:{position} on '{}' ({} found); the configuration stays unattached", m.spec, inner.subdevices.len()),
+            Some(p) => {
+                let s = &inner.subdevices[p];
+                let id = s.identity;
+                if id.vendor_id != vendor_id || id.product_code != product_code {
+                    log!("{F}: slave {alias}:{position} expects 0x{vendor_id:08x}/0x{product_code:08x} but {} is 0x{:08x}/0x{:08x}; the configuration stays unattached and that slave stays in PREOP", s.who(), id.vendor_id, id.product_code);
+                } else if inner
+                    .configs
+                    .iter()
+                    // SAFETY: owned by the master and alive.
+                    .any(|&c| unsafe { &*c }.attached == Some(p))
+                {
+                    log!("{F}: {} is already configured through another address; {alias}:{position} stays unattached", s.who());
+                } else {
+                    attached = Some(p);
+                }
+            }
+        }
+        let defaults = attached.map(|p| inner.defaults[p].clone());
+        let sc = SlaveConfig::new(
+            master,
+            alias,
+            position,
+            vendor_id,
+            product_code,
+            attached,
+            defaults,
+        );
+        let p = Box::into_raw(Box::new(sc));
+        inner.configs.push(p);
+        p
+    })
+}
+
+/// Choose the DC reference clock (ecat uses the first DC-capable SubDevice).
+///
+/// # Safety
+/// `master` is NULL or a live master; `sc` NULL or one of its configurations.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_master_select_reference_clock(
+    master: *mut Master,
+    sc: *mut SlaveConfig,
+) -> i32 {
+    const F: &str = "ecrt_master_select_reference_clock";
+    guard(F, errno::EINVAL, || {
+        // SAFETY: NULL or live, per the contract.
+        let Some(m) = (unsafe { arg(master, F, "master") }) else {
+            return errno::EINVAL;
+        };
+        if !sc.is_null() {
+            // SAFETY: a live configuration of this master.
+            let sc = unsafe { &*sc };
+            // SAFETY: IgH's threading rule.
+            let inner = unsafe { m.inner() };
+            let first_dc = inner.subdevices.iter().position(|s| s.dc_supported());
+            if sc.attached.is_some() && sc.attached != first_dc {
+                log!("{F}: ecat takes the first DC-capable slave as the reference clock; slave {}:{} is not it", sc.alias, sc.position);
+            }
+        }
+        0
+    })
+}
+
+/// AL state bits OR-ed over the SubDevices, and how many answer.
+fn bus_state(inner: &mut Inner) -> (u32, u8) {
+    match &inner.phase {
+        Phase::Active(rt) => rt
+            .supervisor()
+            .states()
+            .filter(|s| !s.lost)
+            .fold((0, 0), |(n, or), s| {
+                (n + 1, or | (s.status.state_bits() & 0xF))
+            }),
+        _ => inner.subdevices.iter().fold((0, 0), |(n, or), s| {
+            (n + 1, or | (s.al_status.state_bits() & 0xF))
+        }),
+    }
+}
+
+/// Master state.
+///
+/// # Safety
+/// `master` NULL or live; `state` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_master_state(master: *const Master, state: *mut MasterState) -> i32 {
+    const F: &str = "ecrt_master_state";
+    guard(F, errno::EINVAL, || {
+        // SAFETY: NULL or live / writable, per the contract.
+        let Some((m, out)) = (unsafe { arg(master, F, "master") })
+            .and_then(|x| unsafe { arg_mut(state, F, "state") }.map(|y| (x, y)))
+        else {
+            return errno::EINVAL;
+        };
+        // SAFETY: IgH's threading rule.
+        let (n, bits) = bus_state(unsafe { m.inner() });
+        *out = MasterState::new(n, bits, n > 0);
+        0
+    })
+}
+
+/// State of link `dev_idx` (0 = main; ecat has no redundant link yet).
+///
+/// # Safety
+/// `master` NULL or live; `state` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_master_link_state(
+    master: *const Master,
+    dev_idx: u32,
+    state: *mut MasterState,
+) -> i32 {
+    const F: &str = "ecrt_master_link_state";
+    guard(F, errno::EINVAL, || {
+        if dev_idx != 0 {
+            log!("{F}: link {dev_idx} does not exist (ecat has one link per master; no redundancy yet)");
+            return errno::EINVAL;
+        }
+        // SAFETY: forwarded contract.
+        unsafe { ecrt_master_state(master, state) }
+    })
+}
+
+/// Master information.
+///
+/// # Safety
+/// `master` NULL or live; `info` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_master(master: *mut Master, info: *mut MasterInfo) -> i32 {
+    const F: &str = "ecrt_master";
+    guard(F, errno::EINVAL, || {
+        // SAFETY: NULL or live / writable, per the contract.
+        let Some((m, out)) = (unsafe { arg(master, F, "master") })
+            .and_then(|x| unsafe { arg_mut(info, F, "master_info") }.map(|y| (x, y)))
+        else {
+            return errno::EINVAL;
+        };
+        // SAFETY: IgH's threading rule.
+        let inner = unsafe { m.inner() };
+        *out = MasterInfo {
+            slave_count: inner.subdevices.len() as u32,
+            link_up: 1,
+            scan_busy: 0,
+            _pad: [0; 2],
+            app_time: inner.app_time,
+        };
+        0
+    })
+}
+
+/// Scan progress (the scan is finished when `ecrt_request_master` returns).
+///
+/// # Safety
+/// `master` NULL or live; `progress` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_master_scan_progress(
+    master: *mut Master,
+    progress: *mut ScanProgress,
+) -> i32 {
+    const F: &str = "ecrt_master_scan_progress";
+    guard(F, errno::EINVAL, || {
+        // SAFETY: NULL or live / writable, per the contract.
+        let Some((m, out)) = (unsafe { arg(master, F, "master") })
+            .and_then(|x| unsafe { arg_mut(progress, F, "progress") }.map(|y| (x, y)))
+        else {
+            return errno::EINVAL;
+        };
+        // SAFETY: IgH's threading rule.
+        let n = unsafe { m.inner() }.subdevices.len() as u32;
+        *out = ScanProgress {
+            slave_count: n,
+            scan_index: n,
+        };
+        0
+    })
+}
+
+/// Activate: lay out the domains, hand the bus to the cyclic runtime.
+///
+/// # Safety
+/// `master` NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_master_activate(master: *mut Master) -> i32 {
+    const F: &str = "ecrt_master_activate";
+    guard(F, errno::EINVAL, || {
+        // SAFETY: NULL or live, per the contract.
+        let Some(m) = (unsafe { arg(master, F, "master") }) else {
+            return errno::EINVAL;
+        };
+        if !m.reserved_or(F) {
+            return errno::EPERM;
+        }
+        if m.is_active() {
+            log!("{F}: master {} is already active", m.index);
+            return errno::EBUSY;
+        }
+        // SAFETY: IgH's threading rule.
+        let inner = unsafe { m.inner() };
+        match crate::layout::activate(m, inner) {
+            Ok(()) => 0,
+            Err(e) => {
+                log!("{F}: {e}");
+                errno::EIO
+            }
+        }
+    })
+}
+
+/// Deactivate: stop the cyclic phase, drop the configuration (domains, slave configs and
+/// requests are freed, as in IgH), scan again and keep the bus in PREOP.
+///
+/// # Safety
+/// `master` NULL or live; no pointer to its configs/domains is used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_master_deactivate(master: *mut Master) -> i32 {
+    const F: &str = "ecrt_master_deactivate";
+    guard(F, errno::EINVAL, || {
+        // SAFETY: NULL or live, per the contract.
+        let Some(m) = (unsafe { arg(master, F, "master") }) else {
+            return errno::EINVAL;
+        };
+        if !m.is_active() {
+            log!("{F}: master {} is not active", m.index);
+            return errno::EINVAL;
+        }
+        if let Ok(mut c) = m.sdo_client.lock() {
+            *c = None;
+        }
+        m.cyclic_thread.store(0, Ordering::Relaxed);
+        // SAFETY: IgH's threading rule.
+        let inner = unsafe { m.inner() };
+        clear_config(inner);
+        let Phase::Active(rt) = std::mem::replace(&mut inner.phase, Phase::Orphaned) else {
+            return errno::EINVAL;
+        };
+        let mut md = MainDevice::with_link(rt.into_link());
+        let (subs, defaults) = scan_idle(&mut md, &m.spec);
+        m.slave_count.store(subs.len(), Ordering::Relaxed);
+        inner.subdevices = subs;
+        inner.defaults = defaults;
+        inner.phase = Phase::Idle(Box::new(md));
+        0
+    })
+}
+
+/// Set the send interval (µs). ecat sends at most one acyclic frame per send, so this is
+/// recorded only.
+///
+/// # Safety
+/// `master` NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_master_set_send_interval(
+    master: *mut Master,
+    send_interval: usize,
+) -> i32 {
+    const F: &str = "ecrt_master_set_send_interval";
+    guard(F, errno::EINVAL, || {
+        // SAFETY: NULL or live, per the contract.
+        let Some(m) = (unsafe { arg(master, F, "master") }) else {
+            return errno::EINVAL;
+        };
+        // SAFETY: IgH's threading rule.
+        unsafe { m.inner() }.send_interval_us = send_interval;
+        0
+    })
+}
+
+/// Send the cyclic frames and at most one acyclic frame. Allocates nothing.
+///
+/// # Safety
+/// `master` NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_master_send(master: *mut Master) -> i32 {
+    const F: &str = "ecrt_master_send";
+    guard(F, errno::EINVAL, || {
+        // SAFETY: NULL or live, per the contract.
+        let Some(m) = (unsafe { arg(master, F, "master") }) else {
+            return errno::EINVAL;
+        };
+        // SAFETY: IgH's threading rule.
+        let inner = unsafe { m.inner() };
+        let Phase::Active(rt) = &mut inner.phase else {
+            log!(
+                "{F}: master {} is not active; call ecrt_master_activate first",
+                m.index
+            );
+            return errno::EPERM;
+        };
+        crate::requests::submit_reg_requests(rt, &inner.reg_requests);
+        m.cyclic_thread.store(current_thread(), Ordering::Relaxed);
+        match rt.send() {
+            Ok(()) => 0,
+            Err(_) => errno::EIO,
+        }
+    })
+}
+
+/// Collect the returned frames. Allocates nothing.
+///
+/// # Safety
+/// `master` NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_master_receive(master: *mut Master) -> i32 {
+    const F: &str = "ecrt_master_receive";
+    guard(F, errno::EINVAL, || {
+        // SAFETY: NULL or live, per the contract.
+        let Some(m) = (unsafe { arg(master, F, "master") }) else {
+            return errno::EINVAL;
+        };
+        // SAFETY: IgH's threading rule.
+        let inner = unsafe { m.inner() };
+        let Phase::Active(rt) = &mut inner.phase else {
+            log!(
+                "{F}: master {} is not active; call ecrt_master_activate first",
+                m.index
+            );
+            return errno::EPERM;
+        };
+        let r = rt.receive();
+        crate::requests::collect_reg_requests(rt, &inner.reg_requests);
+        match r {
+            Ok(()) => 0,
+            Err(_) => errno::EIO,
+        }
+    })
+}
+
+/// Retry bringing every configured SubDevice to OP (the supervisor already retries; this
+/// makes it check now).
+///
+/// # Safety
+/// `master` NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_master_reset(master: *mut Master) -> i32 {
+    const F: &str = "ecrt_master_reset";
+    guard(F, errno::EINVAL, || {
+        // SAFETY: NULL or live, per the contract.
+        let Some(m) = (unsafe { arg(master, F, "master") }) else {
+            return errno::EINVAL;
+        };
+        // SAFETY: IgH's threading rule.
+        if let Some(rt) = unsafe { m.runtime() } {
+            rt.request_state(AlState::SafeOp);
+            rt.request_state(AlState::Op);
+        }
+        0
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn subs(aliases: &[u16]) -> Vec<SubDevice> {
+        aliases
+            .iter()
+            .enumerate()
+            .map(|(i, &alias)| SubDevice {
+                position: i as u16,
+                alias,
+                ..Default::default()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn alias_and_position_addressing() {
+        let s = subs(&[0, 7, 0, 9, 0]);
+        assert_eq!(resolve(&s, 0, 3), Some(3), "alias 0: ring position");
+        assert_eq!(resolve(&s, 7, 0), Some(1), "the aliased slave itself");
+        assert_eq!(resolve(&s, 7, 2), Some(3), "two after it");
+        assert_eq!(resolve(&s, 9, 1), Some(4));
+        assert_eq!(resolve(&s, 9, 2), None, "beyond the end");
+        assert_eq!(resolve(&s, 5, 0), None, "unknown alias");
+        assert_eq!(resolve(&s, 0, 5), None);
+    }
+}

@@ -1,0 +1,221 @@
+//! Blocking SDO access through a master (`ecrt_master_sdo_*`).
+//!
+//! Before activation the call drives the [`ecat::MainDevice`] itself (the bus is idle in
+//! PREOP); after activation it submits to the runtime's SDO service and waits while the
+//! application's thread keeps cycling. Called from the cycling thread itself (between two
+//! cycles), it carries the transfer with receive/send of its own, outputs unchanged.
+
+use crate::ffi::{arg, errno, guard};
+use crate::log;
+use crate::master::{Master, Phase};
+use crate::requests::abort_code;
+use ecat::mailbox::sdo::SdoOp;
+use ecat::mailbox::service::Pending;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// How long a blocking transfer may take after activation.
+const TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Wait for a submitted transfer. Called from the thread that cycles (it sent last), nobody
+/// else would carry the transfer: drive the runtime here, one receive + send per millisecond,
+/// with the outputs as they are.
+fn wait(m: &Master, p: &Pending) -> Option<ecat::Result<Vec<u8>>> {
+    if m.cyclic_thread.load(Ordering::Relaxed) != crate::master::current_thread() {
+        return p.wait(TIMEOUT);
+    }
+    let deadline = Instant::now() + TIMEOUT;
+    loop {
+        if let Some(r) = p.poll() {
+            return Some(r);
+        }
+        if Instant::now() > deadline {
+            return None;
+        }
+        // SAFETY: this thread is the cyclic one (it called ecrt_master_send last) and is in
+        // this call, so nothing else uses the runtime now.
+        let rt = unsafe { m.runtime() }?;
+        let _ = rt.receive();
+        let _ = rt.send();
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// Run `op` on the SubDevice at `position`; Ok(data) or Err(errno), with `abort` set.
+fn transfer(
+    f: &str,
+    m: &Master,
+    position: u16,
+    op: SdoOp,
+    abort: *mut u32,
+) -> Result<Vec<u8>, i32> {
+    let what = op.describe();
+    let n = m.slave_count.load(Ordering::Relaxed);
+    if position as usize >= n {
+        log!("{f}: there is no slave at position {position} (the bus has {n})");
+        return Err(errno::EINVAL);
+    }
+    // Active: only the SDO client is touched (this may be another thread than the cyclic
+    // one). Idle: the configuring thread drives the MainDevice itself.
+    let client = m.sdo_client.lock().ok().and_then(|c| c.clone());
+    let result = match client {
+        Some(client) => match client.submit(position as usize, op) {
+            Ok(p) => match wait(m, &p) {
+                Some(r) => r,
+                None => {
+                    log!(
+                        "{f}: SDO {what} on slave {position}: no answer within {} s{}",
+                        TIMEOUT.as_secs(),
+                        if m.cyclic_thread.load(Ordering::Relaxed) == 0 {
+                            "; nothing has cycled since activation: call it between cycles of the cycling thread, or from another thread while it cycles"
+                        } else {
+                            " (is the application still cycling?)"
+                        }
+                    );
+                    return Err(errno::EIO);
+                }
+            },
+            Err(e) => Err(e),
+        },
+        None => {
+            // SAFETY: IgH's threading rule: before activation only the configuring thread
+            // calls in.
+            match &mut unsafe { m.inner() }.phase {
+                Phase::Idle(md) => md.sdo(position as usize, op),
+                _ => {
+                    log!("{f}: master {} has no link (a re-scan failed)", m.index);
+                    return Err(errno::EIO);
+                }
+            }
+        }
+    };
+    result.map_err(|e| {
+        let code = abort_code(&e);
+        if !abort.is_null() {
+            // SAFETY: non-NULL, writable (API contract).
+            unsafe { *abort = code };
+        }
+        log!("{f}: {e}");
+        errno::EIO
+    })
+}
+
+/// Blocking SDO write of `data_size` bytes to `index:subindex`.
+///
+/// # Safety
+/// `master` NULL or live; `data` points to `data_size` bytes; `abort_code` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_master_sdo_download(
+    master: *mut Master,
+    slave_position: u16,
+    index: u16,
+    subindex: u8,
+    data: *const u8,
+    data_size: usize,
+    abort_code: *mut u32,
+) -> i32 {
+    const F: &str = "ecrt_master_sdo_download";
+    guard(F, errno::EINVAL, || {
+        // SAFETY: NULL or live (API contract).
+        let Some(m) = (unsafe { arg(master, F, "master") }) else {
+            return errno::EINVAL;
+        };
+        if data.is_null() || data_size == 0 {
+            log!("{F}: data is NULL or empty");
+            return errno::EINVAL;
+        }
+        // SAFETY: data points to data_size bytes (API contract).
+        let bytes = unsafe { std::slice::from_raw_parts(data, data_size) }.to_vec();
+        let op = SdoOp::Download {
+            index,
+            subindex,
+            complete_access: false,
+            data: bytes,
+        };
+        transfer(F, m, slave_position, op, abort_code).map_or_else(|e| e, |_| 0)
+    })
+}
+
+/// Blocking SDO write of a whole object (complete access from subindex 0).
+///
+/// # Safety
+/// `master` NULL or live; `data` points to `data_size` bytes; `abort_code` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_master_sdo_download_complete(
+    master: *mut Master,
+    slave_position: u16,
+    index: u16,
+    data: *const u8,
+    data_size: usize,
+    abort_code: *mut u32,
+) -> i32 {
+    const F: &str = "ecrt_master_sdo_download_complete";
+    guard(F, errno::EINVAL, || {
+        // SAFETY: NULL or live (API contract).
+        let Some(m) = (unsafe { arg(master, F, "master") }) else {
+            return errno::EINVAL;
+        };
+        if data.is_null() || data_size == 0 {
+            log!("{F}: data is NULL or empty");
+            return errno::EINVAL;
+        }
+        // SAFETY: data points to data_size bytes (API contract).
+        let bytes = unsafe { std::slice::from_raw_parts(data, data_size) }.to_vec();
+        let op = SdoOp::Download {
+            index,
+            subindex: 0,
+            complete_access: true,
+            data: bytes,
+        };
+        transfer(F, m, slave_position, op, abort_code).map_or_else(|e| e, |_| 0)
+    })
+}
+
+/// Blocking SDO read of `index:subindex` into `target`.
+///
+/// # Safety
+/// `master` NULL or live; `target` has `target_size` writable bytes; `result_size` and
+/// `abort_code` NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_master_sdo_upload(
+    master: *mut Master,
+    slave_position: u16,
+    index: u16,
+    subindex: u8,
+    target: *mut u8,
+    target_size: usize,
+    result_size: *mut usize,
+    abort_code: *mut u32,
+) -> i32 {
+    const F: &str = "ecrt_master_sdo_upload";
+    guard(F, errno::EINVAL, || {
+        // SAFETY: NULL or live (API contract).
+        let Some(m) = (unsafe { arg(master, F, "master") }) else {
+            return errno::EINVAL;
+        };
+        if target.is_null() || result_size.is_null() {
+            log!("{F}: target or result_size is NULL");
+            return errno::EINVAL;
+        }
+        let op = SdoOp::Upload {
+            index,
+            subindex,
+            complete_access: false,
+        };
+        match transfer(F, m, slave_position, op, abort_code) {
+            Ok(d) => {
+                if d.len() > target_size {
+                    log!("{F}: 0x{index:04X}:{subindex:02X} has {} bytes; the target holds {target_size}", d.len());
+                    return errno::EOVERFLOW;
+                }
+                // SAFETY: target has target_size >= d.len() writable bytes; result_size writable.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(d.as_ptr(), target, d.len());
+                    *result_size = d.len();
+                }
+                0
+            }
+            Err(e) => e,
+        }
+    })
+}

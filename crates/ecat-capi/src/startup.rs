@@ -1,0 +1,296 @@
+//! Startup SDOs (replayed in PREOP at every configuration of the slave, as IgH does) and the
+//! CoE emergency ring of a slave configuration.
+//!
+//! Emergencies arrive in the runtime's SDO service (a slave sends them in its mailbox, which
+//! the master reads while serving transfers); they are moved into the ring of the
+//! configuration attached to that slave when the application looks at the ring.
+
+use crate::ffi::{arg, errno, guard};
+use crate::log;
+use crate::master::Phase;
+use crate::slave_config::{idle_or, sc_or, SlaveConfig};
+use ecat::mailbox::sdo::SdoOp;
+use std::collections::VecDeque;
+
+/// The CoE emergency ring.
+#[derive(Debug, Default)]
+pub struct EmergencyRing {
+    /// Capacity (0 drops every message).
+    pub capacity: usize,
+    /// Records, oldest first.
+    pub records: VecDeque<[u8; 8]>,
+    /// Messages dropped because the ring was full.
+    pub overruns: i32,
+}
+
+impl EmergencyRing {
+    /// Keep `record`; when full, drop it and count an overrun (IgH keeps the oldest).
+    pub fn push(&mut self, record: [u8; 8]) {
+        if self.records.len() >= self.capacity {
+            self.overruns = self.overruns.saturating_add(1);
+        } else {
+            self.records.push_back(record);
+        }
+    }
+}
+
+/// Move the CoE emergencies the runtime collected into the rings of the configurations
+/// attached to their SubDevices. Works through raw pointers: the caller holds no reference
+/// to any configuration meanwhile.
+fn drain_emergencies(sc: *const SlaveConfig) {
+    // SAFETY: a live configuration (checked non-NULL by the caller); read its master only.
+    let master = unsafe { (*sc).master };
+    // SAFETY: the master outlives its configurations; IgH's threading rule.
+    let inner = unsafe { (*master).inner() };
+    let Phase::Active(rt) = &mut inner.phase else {
+        return;
+    };
+    while let Some((pos, e)) = rt.take_emergency() {
+        let mut rec = [0u8; 8];
+        let _ = e.emit(&mut rec);
+        for &p in &inner.configs {
+            // SAFETY: configurations are owned by the master and alive; no other reference
+            // to them exists during this call.
+            let c = unsafe { &mut *p };
+            if c.attached == Some(pos) {
+                c.emergencies.push(rec);
+            }
+        }
+    }
+}
+
+fn add_sdo(f: &str, sc: *mut SlaveConfig, op: SdoOp) -> i32 {
+    let sc = sc_or!(sc, f, errno::EINVAL);
+    if !idle_or(sc, f) {
+        return errno::EPERM;
+    }
+    if sc.attached.is_some() && !sc.has_coe() {
+        log!("{f}: the slave of {} has no CoE mailbox", sc.name());
+        return errno::EPROTONOSUPPORT;
+    }
+    sc.startup.push(op);
+    0
+}
+
+/// Add a startup SDO (written in PREOP at every configuration).
+///
+/// # Safety
+/// `sc` NULL or live; `data` points to `size` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_slave_config_sdo(
+    sc: *mut SlaveConfig,
+    index: u16,
+    subindex: u8,
+    data: *const u8,
+    size: usize,
+) -> i32 {
+    const F: &str = "ecrt_slave_config_sdo";
+    guard(F, errno::EINVAL, || {
+        if data.is_null() && size > 0 {
+            log!("{F}: data is NULL");
+            return errno::EINVAL;
+        }
+        let bytes = if size == 0 {
+            Vec::new()
+        } else {
+            // SAFETY: data points to size readable bytes (API contract).
+            unsafe { std::slice::from_raw_parts(data, size) }.to_vec()
+        };
+        add_sdo(
+            F,
+            sc,
+            SdoOp::Download {
+                index,
+                subindex,
+                complete_access: false,
+                data: bytes,
+            },
+        )
+    })
+}
+
+/// Startup SDO of one byte.
+///
+/// # Safety
+/// `sc` NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_slave_config_sdo8(
+    sc: *mut SlaveConfig,
+    sdo_index: u16,
+    sdo_subindex: u8,
+    value: u8,
+) -> i32 {
+    guard("ecrt_slave_config_sdo8", errno::EINVAL, || {
+        add_sdo(
+            "ecrt_slave_config_sdo8",
+            sc,
+            SdoOp::Download {
+                index: sdo_index,
+                subindex: sdo_subindex,
+                complete_access: false,
+                data: vec![value],
+            },
+        )
+    })
+}
+
+/// Startup SDO of two bytes (little-endian).
+///
+/// # Safety
+/// `sc` NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_slave_config_sdo16(
+    sc: *mut SlaveConfig,
+    sdo_index: u16,
+    sdo_subindex: u8,
+    value: u16,
+) -> i32 {
+    guard("ecrt_slave_config_sdo16", errno::EINVAL, || {
+        add_sdo(
+            "ecrt_slave_config_sdo16",
+            sc,
+            SdoOp::Download {
+                index: sdo_index,
+                subindex: sdo_subindex,
+                complete_access: false,
+                data: value.to_le_bytes().to_vec(),
+            },
+        )
+    })
+}
+
+/// Startup SDO of four bytes (little-endian).
+///
+/// # Safety
+/// `sc` NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_slave_config_sdo32(
+    sc: *mut SlaveConfig,
+    sdo_index: u16,
+    sdo_subindex: u8,
+    value: u32,
+) -> i32 {
+    guard("ecrt_slave_config_sdo32", errno::EINVAL, || {
+        add_sdo(
+            "ecrt_slave_config_sdo32",
+            sc,
+            SdoOp::Download {
+                index: sdo_index,
+                subindex: sdo_subindex,
+                complete_access: false,
+                data: value.to_le_bytes().to_vec(),
+            },
+        )
+    })
+}
+
+/// Startup SDO with complete access (the data starts with subindex 0).
+///
+/// # Safety
+/// `sc` NULL or live; `data` points to `size` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_slave_config_complete_sdo(
+    sc: *mut SlaveConfig,
+    index: u16,
+    data: *const u8,
+    size: usize,
+) -> i32 {
+    const F: &str = "ecrt_slave_config_complete_sdo";
+    guard(F, errno::EINVAL, || {
+        if data.is_null() {
+            log!("{F}: data is NULL");
+            return errno::EINVAL;
+        }
+        // SAFETY: data points to size readable bytes (API contract).
+        let bytes = unsafe { std::slice::from_raw_parts(data, size) }.to_vec();
+        add_sdo(
+            F,
+            sc,
+            SdoOp::Download {
+                index,
+                subindex: 0,
+                complete_access: true,
+                data: bytes,
+            },
+        )
+    })
+}
+
+/// Set the emergency ring size.
+///
+/// # Safety
+/// `sc` NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_slave_config_emerg_size(
+    sc: *mut SlaveConfig,
+    elements: usize,
+) -> i32 {
+    const F: &str = "ecrt_slave_config_emerg_size";
+    guard(F, errno::EINVAL, || {
+        let sc = sc_or!(sc, F, errno::EINVAL);
+        sc.emergencies.capacity = elements;
+        sc.emergencies.records = VecDeque::with_capacity(elements);
+        0
+    })
+}
+
+/// Pop one emergency record (8 bytes) into `target`; -ENOENT if there is none.
+///
+/// # Safety
+/// `sc` NULL or live; `target` NULL or 8 writable bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_slave_config_emerg_pop(sc: *mut SlaveConfig, target: *mut u8) -> i32 {
+    const F: &str = "ecrt_slave_config_emerg_pop";
+    guard(F, errno::EINVAL, || {
+        if !sc.is_null() {
+            drain_emergencies(sc);
+        }
+        let sc = sc_or!(sc, F, errno::EINVAL);
+        if target.is_null() {
+            log!("{F}: target is NULL");
+            return errno::EINVAL;
+        }
+        match sc.emergencies.records.pop_front() {
+            Some(r) => {
+                // SAFETY: target has 8 writable bytes (API contract).
+                unsafe { std::ptr::copy_nonoverlapping(r.as_ptr(), target, 8) };
+                0
+            }
+            None => errno::ENOENT,
+        }
+    })
+}
+
+/// Clear the emergency ring and its overrun counter.
+///
+/// # Safety
+/// `sc` NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_slave_config_emerg_clear(sc: *mut SlaveConfig) -> i32 {
+    const F: &str = "ecrt_slave_config_emerg_clear";
+    guard(F, errno::EINVAL, || {
+        let sc = sc_or!(sc, F, errno::EINVAL);
+        sc.emergencies.records.clear();
+        sc.emergencies.overruns = 0;
+        0
+    })
+}
+
+/// Emergency messages lost because the ring was full.
+///
+/// # Safety
+/// `sc` NULL or live.
+#[no_mangle]
+pub unsafe extern "C" fn ecrt_slave_config_emerg_overruns(sc: *const SlaveConfig) -> i32 {
+    const F: &str = "ecrt_slave_config_emerg_overruns";
+    guard(F, errno::EINVAL, || {
+        if !sc.is_null() {
+            drain_emergencies(sc);
+        }
+        // SAFETY: NULL or live (API contract).
+        match unsafe { arg(sc, F, "sc") } {
+            Some(sc) => sc.emergencies.overruns,
+            None => errno::EINVAL,
+        }
+    })
+}

@@ -1,0 +1,192 @@
+//! The C tests in `tests/capi/`: each C program is compiled against `include/ecrt.h` and the
+//! freshly linked `libethercat.so.1` and run against an in-process simulated network
+//! (`ECAT_MASTER0=sim:...`). A program prints its checks and exits non-zero on a failure.
+
+mod common;
+
+/// The C programs cycle on real time: run them one at a time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn c_test(name: &str, link: Option<&str>) -> (String, String) {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if common::missing(&["cc"]) {
+        return (String::new(), String::new());
+    }
+    let src = common::workspace()
+        .join("tests/capi")
+        .join(format!("{name}.c"));
+    let exe = common::scratch("capi").join(name);
+    common::compile(&[src], &exe, &[]);
+    let o = common::run(&exe, link, &[]);
+    let out = String::from_utf8_lossy(&o.stdout).to_string();
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    println!("{out}");
+    eprintln!("{err}");
+    assert!(
+        o.status.success(),
+        "{name} failed ({}):\n{out}\n{err}",
+        o.status
+    );
+    (out, err)
+}
+
+#[test]
+fn io_identity_offsets_op_registers_no_alloc() {
+    c_test("io", Some("sim:io"));
+}
+
+/// After each `MARK n what` line on stderr, exactly n `ecat:` lines must follow before the
+/// next marker.
+fn check_marks(err: &str) {
+    let mut problems = Vec::new();
+    let mut current: Option<(usize, String, usize)> = None;
+    let mut close = |c: Option<(usize, String, usize)>| {
+        if let Some((want, what, got)) = c {
+            if want != got {
+                problems.push(format!("{what}: {got} log lines, expected {want}"));
+            }
+        }
+    };
+    for line in err.lines() {
+        if let Some(rest) = line.strip_prefix("MARK ") {
+            let (n, what) = rest.split_once(' ').unwrap_or((rest, ""));
+            close(current.take());
+            current = Some((n.parse().unwrap_or(0), what.to_string(), 0));
+        } else if line.starts_with("ecat: ") {
+            if let Some(c) = current.as_mut() {
+                c.2 += 1;
+            }
+        }
+    }
+    close(current);
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn mismatching_config_stays_unattached_while_the_rest_runs() {
+    let (_, err) = c_test("mismatch", Some("sim:io"));
+    check_marks(&err);
+    if err.is_empty() {
+        return;
+    }
+    assert!(
+        err.contains("expects 0x00000002/0x10063052 but SubDevice 3"),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_input_gets_igh_codes_and_one_line() {
+    let (_, err) = c_test("bad_input", Some("sim:io"));
+    check_marks(&err);
+    if err.is_empty() {
+        return;
+    }
+    assert!(
+        err.contains("master 7 has no link configured: set ECAT_MASTER7="),
+        "{err}"
+    );
+    assert!(err.contains("SoE"), "{err}");
+}
+
+#[test]
+fn no_link_configured_is_one_sentence() {
+    if common::missing(&["cc"]) {
+        return;
+    }
+    let src = common::workspace().join("tests/capi/no_link.c");
+    let exe = common::scratch("capi").join("no_link");
+    common::compile(&[src], &exe, &[]);
+    let o = common::run(&exe, None, &[]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    println!("{}{err}", String::from_utf8_lossy(&o.stdout));
+    assert!(o.status.success());
+    assert_eq!(
+        err.lines().filter(|l| l.starts_with("ecat: ")).count(),
+        2,
+        "{err}"
+    );
+    assert!(err.contains("write MASTER0_DEVICE=eth0 into"), "{err}");
+    assert!(err.contains("nosuchif0"), "{err}");
+}
+
+#[test]
+fn sdo_blocking_startup_requests_deactivate_reactivate() {
+    c_test("sdo", Some("sim:servo6"));
+}
+
+#[test]
+fn dc_calls_and_sync_monitor_within_100_ns() {
+    c_test("dc", Some("sim:dc8"));
+}
+
+#[test]
+fn emergency_reaches_the_ring() {
+    c_test("emergency", Some("sim:servo"));
+}
+
+#[test]
+fn remaining_calls() {
+    let (_, err) = c_test("coverage", Some("sim:servo6"));
+    check_marks(&err);
+}
+
+#[test]
+fn every_exported_function_is_called_by_a_c_test() {
+    let list =
+        std::fs::read_to_string(common::crate_dir().join("tests/igh_functions.txt")).unwrap();
+    let mut sources = String::new();
+    for e in std::fs::read_dir(common::workspace().join("tests/capi")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "c") {
+            sources.push_str(&std::fs::read_to_string(p).unwrap());
+        }
+    }
+    let missing: Vec<&str> = list
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.ends_with("kernel-only"))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|n| !sources.contains(&format!("{n}(")))
+        .collect();
+    assert!(missing.is_empty(), "not called by any C test: {missing:?}");
+}
+
+#[test]
+fn alias_addressing_and_a_slave_that_leaves_and_returns() {
+    let net = common::workspace().join("tests/capi/hotplug.toml");
+    c_test("hotplug", Some(&format!("sim:{}", net.display())));
+}
+
+#[test]
+fn several_domains_at_their_own_rates() {
+    c_test("domains", Some("sim:io"));
+}
+
+#[test]
+fn no_raw_socket_permission_is_one_sentence() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 || common::missing(&["cc", "setpriv"]) {
+        println!("skipped: needs root (to drop to an unprivileged user) and setpriv");
+        return;
+    }
+    let src = common::workspace().join("tests/capi/permission.c");
+    let exe = common::scratch("capi").join("permission");
+    common::compile(&[src], &exe, &[]);
+    let o = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(&exe)
+        .env("ECAT_MASTER0", "lo")
+        .env_remove("ECAT_INTERFACE")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    println!("{}{err}", String::from_utf8_lossy(&o.stdout));
+    assert!(o.status.success(), "{err}");
+    let lines: Vec<&str> = err.lines().filter(|l| l.starts_with("ecat: ")).collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(
+        lines[0].contains("no permission to open a raw socket on 'lo'"),
+        "{err}"
+    );
+    assert!(lines[0].contains("setcap cap_net_raw+ep"), "{err}");
+}

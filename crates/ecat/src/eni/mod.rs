@@ -1,0 +1,195 @@
+//! Running a bus from an ENI file (ETG.2100, read by [`ecat_config::eni`]).
+//!
+//! [`MainDevice::configure_from_eni`] after a scan:
+//! 1. checks the bus against the ENI slave by slave (identity by position; every mismatch in
+//!    one error, [`check`]);
+//! 2. makes the ENI authoritative for each SubDevice's SMs, mailbox and SYNC0 activation, and
+//!    derives its process data configuration (SMs → PDOs → entries), its startup SDOs (the
+//!    CoE init commands of IP and PS) and its FMMUs ([`derive`]);
+//! 3. lays the process image out at the ENI's offsets: one domain whose datagrams are the
+//!    ENI's logical cyclic commands with their addresses, lengths and expected working
+//!    counters ([`derive::layout`]);
+//! 4. runs the ENI's register init commands that our own bring-up does not perform, with the
+//!    ENI's validate / timeout / retry semantics ([`init_cmds`]).
+//!
+//! Our bring-up stays in charge of the state machine: the ENI's commands for station
+//! addresses, SII identity, AL control/status, SMs, FMMUs and DC registers are not replayed
+//! literally but through the supervisor from the same ENI data, so a SubDevice that is lost
+//! and comes back gets its ENI SMs, FMMUs and CoE init commands again (the supervisor replays
+//! configs, FMMUs and startup SDOs on every reconfiguration). The remaining register commands
+//! (e.g. watchdog settings) of the IP and PS transitions run before activation, while every
+//! SubDevice is in INIT, with their validate / retry semantics; their writes are repeated by
+//! the supervisor in INIT on every (re)configuration (without the validation). Commands of
+//! other transitions (SO, OS, SP, ...) are not run.
+//!
+//! Cyclic frames: our frames carry the ENI's LRD/LWR/LRW commands (same logical addresses,
+//! lengths and expected WKCs), our AL-status BRD (the ENI's BRD 0x0130) and, with DC, our
+//! FRMW of the reference clock's time in place of the ENI's ARMW; the ENI's NOP and
+//! mailbox-state LRD are not sent. The frame boundaries are ours.
+
+pub mod check;
+pub mod derive;
+pub mod export;
+pub mod image;
+pub mod init_cmds;
+
+pub use check::check_bus;
+pub use image::{EniImage, EniVar, Value};
+
+use crate::config::SubDeviceConfig;
+use crate::dc::DcRuntime;
+use crate::domain::Layout;
+use crate::error::Result;
+use crate::mailbox::sdo::SdoOp;
+use crate::maindevice::MainDevice;
+use crate::runtime::{Activation, Runtime};
+use ecat_config::eni::{Eni, Transition};
+
+/// Everything derived from an ENI for one bus, ready to activate.
+#[derive(Debug, Clone)]
+pub struct EniSetup {
+    /// Process data configuration per SubDevice.
+    pub configs: Vec<SubDeviceConfig>,
+    /// Startup SDOs per SubDevice (the ENI's CoE init commands of IP and PS).
+    pub startup_sdos: Vec<Vec<SdoOp>>,
+    /// Domain, datagrams and FMMUs.
+    pub layout: Layout,
+    /// The variables by name.
+    pub image: EniImage,
+    /// Cycle time of the ENI's first cyclic task (ns), if given.
+    pub cycle_ns: Option<u64>,
+    /// SYNC0 cycle (ns) of the first DC slave with one, if any.
+    pub sync0_ns: Option<u64>,
+    /// What was left out or differs (one sentence each).
+    pub notes: Vec<String>,
+    /// Register init commands run before activation.
+    pub init_cmds_run: usize,
+    /// Per SubDevice: the register writes among those commands (address, data), which the
+    /// supervisor repeats in INIT every time it configures the SubDevice again.
+    pub register_writes: Vec<Vec<(u16, Vec<u8>)>>,
+}
+
+impl MainDevice {
+    /// Configure the scanned bus from `eni` (see the module documentation). The bus must
+    /// match the ENI; a failing init command names the SubDevice, transition, command and
+    /// the value read vs expected.
+    pub fn configure_from_eni(&mut self, eni: &Eni) -> Result<EniSetup> {
+        check_bus(eni, self.subdevices())?;
+        let mut notes: Vec<String> = eni.notes().iter().map(|n| format!("ENI: {n}")).collect();
+        let mut configs = Vec::new();
+        let mut startup_sdos = Vec::new();
+        for (p, s) in eni.slaves.iter().enumerate() {
+            derive::apply_to_subdevice(s, &mut self.subdevices_mut()[p]);
+            configs.push(derive::config_of(s, p)?);
+            startup_sdos.push(derive::startup_sdos(s));
+            let skipped: Vec<String> = s
+                .coe_init_cmds()
+                .iter()
+                .filter(|c| {
+                    !c.disabled
+                        && !c.transitions.contains(&Transition::IP)
+                        && !c.transitions.contains(&Transition::PS)
+                })
+                .map(|c| format!("0x{:04x}:{}", c.index, c.subindex))
+                .collect();
+            if !skipped.is_empty() {
+                notes.push(format!(
+                    "slave {p} \"{}\": CoE init commands of other transitions than IP/PS are not sent: {}",
+                    s.name,
+                    skipped.join(", ")
+                ));
+            }
+        }
+        if !eni.master.init_cmds.is_empty() {
+            notes.push(format!(
+                "the ENI's {} master init commands (resets of FMMUs, SMs, DC, addresses) are covered by ecat's scan and not sent",
+                eni.master.init_cmds.len()
+            ));
+        }
+        for (p, s) in eni.slaves.iter().enumerate() {
+            let other: Vec<String> = s
+                .init_cmds
+                .iter()
+                .filter(|c| {
+                    init_cmds::handling(c) == init_cmds::Handling::Execute
+                        && !c.has(Transition::IP)
+                        && !c.has(Transition::PS)
+                })
+                .map(|c| format!("{} '{}'", c.transition_list(), c.comment))
+                .collect();
+            if !other.is_empty() {
+                notes.push(format!(
+                    "slave {p} \"{}\": register init commands of other transitions than IP/PS are not sent: {}",
+                    s.name,
+                    other.join(", ")
+                ));
+            }
+        }
+        let eni_ref = eni
+            .slaves
+            .iter()
+            .position(|s| s.dc.is_some_and(|d| d.reference_clock));
+        let our_ref = self.subdevices().iter().position(|s| s.dc_supported());
+        if let (Some(e), Some(o)) = (eni_ref, our_ref) {
+            if e != o {
+                notes.push(format!(
+                    "the ENI's reference clock is slave {e}; ecat's DC setup takes the first SubDevice with a clock (position {o})"
+                ));
+            }
+        }
+        let mut init_cmds_run = 0;
+        let mut register_writes = Vec::new();
+        for (p, s) in eni.slaves.iter().enumerate() {
+            let sub = self.subdevices()[p].clone();
+            for t in [Transition::IP, Transition::PS] {
+                init_cmds_run += init_cmds::run_init_cmds(self.bus(), &sub, t, &s.init_cmds)?;
+            }
+            register_writes.push(init_cmds::replayed_writes(&s.init_cmds));
+        }
+        let layout = derive::layout(eni, self.subdevices(), &configs, &mut notes)?;
+        let image = EniImage::new(eni, layout.domains[0].outputs_len);
+        Ok(EniSetup {
+            configs,
+            startup_sdos,
+            layout,
+            image,
+            cycle_ns: eni
+                .cyclic
+                .first()
+                .and_then(|c| c.cycle_time_us)
+                .map(|us| us as u64 * 1000),
+            sync0_ns: eni
+                .slaves
+                .iter()
+                .filter_map(|s| s.dc.and_then(|d| d.cycle_time0))
+                .find(|&c| c > 0)
+                .map(u64::from),
+            notes,
+            init_cmds_run,
+            register_writes,
+        })
+    }
+
+    /// Activate with an [`EniSetup`] (and DC, if set up); returns the runtime and the
+    /// variables by name.
+    pub fn activate_eni(
+        self,
+        setup: EniSetup,
+        dc: Option<DcRuntime>,
+    ) -> Result<(Runtime, EniImage)> {
+        let regs = setup.register_writes;
+        let mut rt = self.activate_with_layout(
+            Activation {
+                configs: Some(setup.configs),
+                startup_sdos: setup.startup_sdos,
+                dc,
+                ..Default::default()
+            },
+            setup.layout,
+        )?;
+        for (p, w) in regs.into_iter().enumerate() {
+            rt.supervisor_mut().set_register_writes(p, w);
+        }
+        Ok((rt, setup.image))
+    }
+}

@@ -1,0 +1,221 @@
+//! Running the shipped TwinCAT-style ENI against a simulated network built from the same ENI,
+//! in process on virtual time: the bus matches, every SubDevice reaches OP, every cycle's
+//! working counters equal the ENI's, and the variables are readable by name.
+
+use ecat::clock::VirtualTime;
+use ecat::domain::DomainState;
+use ecat::link::sim::SimLink;
+use ecat::MainDevice;
+use ecat_config::eni::Eni;
+use ecat_sim::Network;
+use ecat_wire::al::AlState;
+use std::path::PathBuf;
+
+fn shipped() -> Option<Eni> {
+    let repo = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let p = ["../shared/testdata", "../../shared/testdata", "testdata"]
+        .iter()
+        .map(|d| repo.join(d).join("eni/twincat-style-4xElmoGold-IMU.xml"))
+        .find(|p| p.exists());
+    let Some(p) = p else {
+        eprintln!(
+            "skipped: the shipped ENI is in neither the shared nor the repository's testdata"
+        );
+        return None;
+    };
+    Some(Eni::from_path(&p).unwrap())
+}
+
+fn open(net: Network) -> MainDevice {
+    let link = SimLink::with_network(net, "sim:eni".into(), "eni".into())
+        .on_virtual_time(VirtualTime::new());
+    MainDevice::with_link(Box::new(link))
+}
+
+#[test]
+fn shipped_eni_reaches_op_with_the_enis_working_counters() {
+    let Some(eni) = shipped() else { return };
+    let mut md = open(ecat_sim::eni::network_from_eni(&eni).unwrap());
+    md.scan().unwrap();
+    let setup = md.configure_from_eni(&eni).unwrap();
+    for n in &setup.notes {
+        println!("note: {n}");
+    }
+    println!("register init commands run: {}", setup.init_cmds_run);
+    assert_eq!(
+        setup.init_cmds_run,
+        4 * 3,
+        "watchdog divider, PDI and SM watchdog per drive"
+    );
+    // The ENI's logical commands: LRD 0x01000000 (14 bytes, WKC 1), LRW 0x01000800 (56, 12).
+    let plans: Vec<_> = setup.layout.domains[0]
+        .plans
+        .iter()
+        .map(|p| (p.command, p.logical, p.len, p.expected_wkc))
+        .collect();
+    use ecat_wire::Command;
+    assert_eq!(
+        plans,
+        vec![
+            (Command::Lrd, 0x0100_0000, 14, 1),
+            (Command::Lrw, 0x0100_0800, 56, 12)
+        ]
+    );
+    let (mut rt, image) = md.activate_eni(setup, None).unwrap();
+    rt.run_until_state(AlState::Op, 1_000_000, 3000).unwrap();
+    for _ in 0..200 {
+        assert!(rt.tx_rx(1_000_000).unwrap());
+        let d = rt.domain(0);
+        assert_eq!(d.state(), DomainState::Complete);
+        assert_eq!(d.wkc(), 13);
+    }
+    // Variables by name: write a drive's target and see it in the output image.
+    let v = image
+        .var("WheelRearLeft.Inputs.Position actual value")
+        .unwrap();
+    assert_eq!((v.location.byte, v.bits), (1536 + 97, 32));
+    assert_eq!(image.vars().len(), 45);
+    let out = image
+        .vars()
+        .iter()
+        .find(|v| !v.input && v.name.starts_with("WheelRearLeft."))
+        .unwrap()
+        .name
+        .clone();
+    image.write(&mut rt, &out, 0x1234).unwrap();
+    assert_eq!(image.get::<i32>(&rt, &out).unwrap(), 0x1234);
+    assert!(image.get::<u8>(&rt, &out).is_err());
+    assert_eq!(image.read(&rt, &out).unwrap().as_i64(), 0x1234);
+    rt.tx_rx(1_000_000).unwrap();
+    assert_eq!(
+        image.read(&rt, &out).unwrap().as_i64(),
+        0x1234,
+        "outputs survive the LRW"
+    );
+    let e = image.read(&rt, "No.Such.Variable").unwrap_err().to_string();
+    assert!(e.contains("no variable"), "{e}");
+}
+
+#[test]
+fn a_bus_that_does_not_match_names_every_position() {
+    let Some(eni) = shipped() else { return };
+    let mut md = open(Network::open("servo6").unwrap());
+    md.scan().unwrap();
+    let e = md.configure_from_eni(&eni).unwrap_err().to_string();
+    println!("{e}");
+    assert!(
+        e.contains("position 0: the ENI expects \"Imu\" vendor 0x00000021"),
+        "{e}"
+    );
+    assert!(
+        e.contains("position 4: the ENI expects \"WheelFrontRight\""),
+        "{e}"
+    );
+    assert!(e.contains("position 5: found"), "{e}");
+}
+
+#[test]
+fn a_failing_validate_names_subdevice_transition_command_and_values() {
+    let Some(mut eni) = shipped() else { return };
+    let net = ecat_sim::eni::network_from_eni(&eni).unwrap();
+    // A register check the bus cannot pass: the watchdog divider read back as 0x1234.
+    let drive = &mut eni.slaves[1];
+    let mut c = drive
+        .init_cmds
+        .iter()
+        .find(|c| c.comment == "set watchdog divider")
+        .unwrap()
+        .clone();
+    c.cmd = 4;
+    c.comment = "check watchdog divider".into();
+    c.data = vec![0, 0];
+    c.validate = Some(ecat_config::eni::Validate {
+        data: vec![0x34, 0x12],
+        mask: None,
+        timeout_ms: 20,
+    });
+    drive.init_cmds.push(c);
+    let mut md = open(net);
+    md.scan().unwrap();
+    let e = md.configure_from_eni(&eni).unwrap_err().to_string();
+    println!("{e}");
+    assert!(e.contains("SubDevice 1 (0x1002"), "{e}");
+    assert!(e.contains("IP (INIT→PREOP)"), "{e}");
+    assert!(e.contains("'check watchdog divider' (FPRD 0x0400"), "{e}");
+    assert!(e.contains("read c209 but expected 3412"), "{e}");
+}
+
+#[test]
+fn a_drive_power_cycled_gets_its_eni_configuration_again() {
+    let Some(eni) = shipped() else { return };
+    let vt = VirtualTime::new();
+    let net = ecat_sim::eni::network_from_eni(&eni).unwrap();
+    let link =
+        SimLink::with_network(net, "sim:eni".into(), "eni".into()).on_virtual_time(vt.clone());
+    let mut md = MainDevice::with_link(Box::new(link));
+    md.scan().unwrap();
+    let setup = md.configure_from_eni(&eni).unwrap();
+    let (mut rt, _) = md.activate_eni(setup, None).unwrap();
+    rt.run_until_state(AlState::Op, 1_000_000, 3000).unwrap();
+    let mut back = false;
+    for cycle in 0..3_000u64 {
+        if cycle == 100 {
+            sim(&mut rt).unplug(2).unwrap();
+        }
+        if cycle == 1_000 {
+            sim(&mut rt).replug(2, true).unwrap();
+        }
+        vt.advance(1_000_000);
+        rt.tx_rx(1_000_000).unwrap();
+        while let Some(e) = rt.next_event() {
+            println!("{e}");
+        }
+        if cycle > 1_000
+            && rt.supervisor().all_running()
+            && rt.domain(0).state() == DomainState::Complete
+        {
+            back = true;
+            break;
+        }
+    }
+    assert!(back, "WheelRearRight back in OP with the full WKC");
+    // The drive's PDO assignment was written again by the ENI's CoE init commands.
+    let od = sim(&mut rt).subdevice(2).unwrap().od().unwrap();
+    assert_eq!(od.get(0x1C12, 1), Some(0x1601));
+    assert_eq!(
+        od.get(0x6060, 0),
+        Some(8),
+        "'Op mode' CoE init command replayed"
+    );
+    // And the ENI's SM watchdog (10000; 1000 at power-on) was written again.
+    assert_eq!(sim(&mut rt).subdevice(2).unwrap().read_u16(0x0420), 10_000);
+}
+
+fn sim(rt: &mut ecat::runtime::Runtime) -> &mut Network {
+    rt.link_mut().sim_network().expect("simulated link")
+}
+
+#[test]
+fn impossible_layouts_are_refused_with_a_sentence() {
+    let Some(eni) = shipped() else { return };
+    let net = || ecat_sim::eni::network_from_eni(&eni).unwrap();
+    let mut big = eni.clone();
+    big.process_image.inputs.byte_size = u32::MAX;
+    let mut md = open(net());
+    md.scan().unwrap();
+    let e = md.configure_from_eni(&big).unwrap_err().to_string();
+    assert!(e.contains("at most 1048576"), "{e}");
+    let mut long = eni.clone();
+    for c in &mut long.cyclic[0].frames[0].cmds {
+        if c.cmd == 12 {
+            c.data_len = 5000;
+        }
+    }
+    let mut md = open(net());
+    md.scan().unwrap();
+    let e = md.configure_from_eni(&long).unwrap_err().to_string();
+    assert!(
+        e.contains("5000 bytes") && e.contains("at most 1486"),
+        "{e}"
+    );
+}
