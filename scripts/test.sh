@@ -3,8 +3,9 @@
 #
 # Installs what the tests need (Debian packages, a Python venv with the test
 # oracles), then runs every tier: rustfmt, clippy, the release build, cargo
-# test, the fuzz smoke run and the Python oracle tests (SOEM via pysoem,
-# tshark). Ends with one line "N passed, N failed, N skipped" and exits
+# test, the fuzz smoke run, the ecat Python package (built by maturin) and the
+# Python tests (the oracles SOEM via pysoem and tshark; the package's own).
+# Ends with one line "N passed, N failed, N skipped" and exits
 # non-zero if anything failed.
 #
 # Usage: ./scripts/test.sh [--quick]
@@ -301,7 +302,48 @@ else
 fi
 
 # ---------------------------------------------------------------------------
-# (e) Python oracle tests
+# (e) The ecat Python package (crates/ecat-py), built by maturin into the venv
+# ---------------------------------------------------------------------------
+# Rebuilt only when its sources, the crates it wraps or Cargo.lock changed (a stamp in
+# the venv holds their hash); a failure fails the run with one message and skips
+# tests/python.
+PY_TESTS=()
+ECAT_PY_STAMP="$VENV/.ecat-py-build"
+ecat_py_hash() {
+    { sha256sum "$ROOT/Cargo.lock" "$ROOT/tests/python/requirements.txt"
+      find "$ROOT/crates/ecat-py" "$ROOT/crates/ecat" "$ROOT/crates/ecat-sim" "$ROOT/crates/ecat-wire" \
+          -path '*/target' -prune -o -path '*/__pycache__' -prune -o -type f -print0 |
+          sort -z | xargs -0 sha256sum; } 2>/dev/null | sha256sum | cut -d' ' -f1
+}
+build_ecat_py() {
+    "$VPY" -m pip install -q -r "$ROOT/tests/python/requirements.txt" </dev/null || return 1
+    VIRTUAL_ENV="$VENV" PYO3_PYTHON="$VPY" "$VENV/bin/maturin" develop --release \
+        -m "$ROOT/crates/ecat-py/Cargo.toml" </dev/null || return 1
+    "$VPY" -c 'import ecat, ecat.sim, ecat.pysoem' || return 1
+}
+announce "[ecat-py] build and install the ecat Python package (maturin develop --release)"
+t0=$(date +%s)
+want_py=$(ecat_py_hash)
+if [ -f "$ECAT_PY_STAMP" ] && [ "$(cat "$ECAT_PY_STAMP")" = "$want_py" ] &&
+    "$VPY" -c 'import ecat._ecat' 2>/dev/null; then
+    note "up to date, build skipped"
+    record ecat-py ok 0
+    PY_TESTS=("$ROOT/tests/python")
+elif timeout --kill-after=30 "$(limit_for 1500)" bash -c "$(declare -f build_ecat_py); VPY='$VPY' VENV='$VENV' ROOT='$ROOT' build_ecat_py" \
+    >"$LOG_DIR/ecat-py.log" 2>&1; then
+    echo "$want_py" >"$ECAT_PY_STAMP"
+    note "built and installed in $(($(date +%s) - t0))s"
+    record ecat-py ok $(($(date +%s) - t0))
+    PY_TESTS=("$ROOT/tests/python")
+else
+    tail -n 30 "$LOG_DIR/ecat-py.log" | sed 's/^/    ecat-py| /'
+    echo "test.sh: step 'ecat-py' FAILED: the ecat Python package (crates/ecat-py) did not build or install; see target/test-logs/ecat-py.log (tests/python not run)" >&2
+    record ecat-py FAILED $(($(date +%s) - t0))
+    step_failed
+fi
+
+# ---------------------------------------------------------------------------
+# (f) Python tests: the oracles (tests/oracle) and the ecat package (tests/python)
 # ---------------------------------------------------------------------------
 export ECAT_BIN="$ROOT/target/release/ecat"
 if [ "$BUILD_OK" -eq 0 ]; then
@@ -316,7 +358,7 @@ JUNIT="$LOG_DIR/pytest.xml"
 rm -f "$JUNIT"
 # pytest exits 5 when it collected no tests: that is not a failure.
 # shellcheck disable=SC2086
-OK_RCS="0 5" run_step pytest 1500 "$VPY" -m pytest "$ROOT/tests/oracle" -p no:cacheprovider \
+OK_RCS="0 5" run_step pytest 1500 "$VPY" -m pytest "$ROOT/tests/oracle" "${PY_TESTS[@]}" -p no:cacheprovider \
     -rfEs --tb=short --timeout=180 --junitxml="$JUNIT" ${PYTEST_ARGS:-}
 prc=$STEP_RC
 [ "$prc" -eq 5 ] && note "pytest collected no tests (exit 5): not counted as a failure"
@@ -344,7 +386,7 @@ SKIPPED=$((SKIPPED + ${ps:-0}))
 if [ "$prc" -ne 0 ] && [ "$prc" -ne 5 ] && [ "${pf:-0}" -eq 0 ]; then step_failed; fi
 
 # ---------------------------------------------------------------------------
-# (f) Summary
+# (g) Summary
 # ---------------------------------------------------------------------------
 print_summary
 if [ "$FAILED" -gt 0 ] || [ "${#FAILED_STEPS[@]}" -gt 0 ]; then
