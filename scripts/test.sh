@@ -3,8 +3,10 @@
 #
 # Installs what the tests need (Debian packages, a Python venv with the test
 # oracles), then runs every tier: rustfmt, clippy, the release build, cargo
-# test, the fuzz smoke run, the ecat Python package (built by maturin) and the
-# Python tests (the oracles SOEM via pysoem and tshark; the package's own).
+# test (which includes the C API's C programs in tests/capi/, compiled against
+# include/ecrt.h and libethercat.so.1 by crates/ecat-capi/tests/capi.rs), the fuzz
+# smoke run, the ecat Python package (built by maturin) and the Python tests (the
+# oracles SOEM via pysoem and tshark; the package's own).
 # Ends with one line "N passed, N failed, N skipped" and exits
 # non-zero if anything failed.
 #
@@ -287,6 +289,23 @@ FAILED=$((FAILED + cf))
 SKIPPED=$((SKIPPED + ci))
 # A failure that no test line accounts for (compile error, crash, timeout).
 if [ "$cargo_failed_before" -eq 1 ] && [ "$cf" -eq 0 ]; then step_failed; fi
+
+# The C API's tests (tests/capi/*.c programs, symbol versions, C examples) run inside
+# cargo test above; make sure they really ran, so a change that drops them is seen.
+announce "[capi] C tests in tests/capi/ (run by cargo test -p ecat-capi)"
+capi_ok=1
+for t in capi symbols examples; do
+    line=$(sed 's/\x1b\[[0-9;]*m//g' "$LOG_DIR/cargo-test.log" |
+        awk -v t="tests/$t.rs" '$1 == "Running" && $2 == t {f = 1; next}
+                                f && /^test result: / {print; exit}')
+    if [ -z "$line" ]; then
+        note "crates/ecat-capi/tests/$t.rs did not run"
+        capi_ok=0
+    else
+        note "$t: ${line#test result: }"
+    fi
+done
+if [ "$capi_ok" -eq 1 ]; then record capi ok 0; else record capi FAILED 0; step_failed; fi
 
 # ---------------------------------------------------------------------------
 # (d) Fuzz smoke run
