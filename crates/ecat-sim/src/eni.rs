@@ -243,26 +243,6 @@ pub fn device_of(s: &Slave) -> Device {
     }
 }
 
-fn si0(n: u8, acc: u16) -> Entry {
-    Entry::new_int(0, "SubIndex 000", U8, acc, n as i64)
-}
-
-fn object(
-    index: u16,
-    name: &str,
-    code: ObjectCode,
-    dtype: DataType,
-    entries: Vec<Entry>,
-) -> Object {
-    Object {
-        index,
-        name: name.to_string(),
-        code,
-        dtype,
-        entries,
-    }
-}
-
 fn int_type(bits: u16) -> DataType {
     match bits {
         1 => DataType::BOOLEAN,
@@ -292,16 +272,16 @@ fn ensure(od: &mut Od, index: u16, sub: u8, bits: u16, dtype: DataType, acc: u16
             let max = o.entries.iter().map(|x| x.sub).max().unwrap_or(0);
             match o.entries.first_mut() {
                 Some(s0) if s0.sub == 0 => s0.set_int(max as i64),
-                _ => o.entries.insert(0, si0(max, access::RO)),
+                _ => o.entries.insert(0, Entry::subindex0(max, access::RO)),
             }
         }
-        None if sub == 0 => od.insert(object(index, name, ObjectCode::VAR, dtype, vec![e])),
-        None => od.insert(object(
+        None if sub == 0 => od.insert(Object::new(index, name, ObjectCode::VAR, dtype, vec![e])),
+        None => od.insert(Object::new(
             index,
             name,
             ObjectCode::RECORD,
             dtype,
-            vec![si0(sub, access::RO), e],
+            vec![Entry::subindex0(sub, access::RO), e],
         )),
     }
 }
@@ -311,7 +291,7 @@ pub fn dictionary(s: &Slave) -> Od {
     let mut od = Od::new();
     let ro = access::RO;
     let rw = access::RW_PREOP;
-    od.insert(object(
+    od.insert(Object::new(
         0x1000,
         "Device type",
         ObjectCode::VAR,
@@ -320,13 +300,13 @@ pub fn dictionary(s: &Slave) -> Od {
     ));
     let id = |sub: u8, n: &str, v: u32| Entry::new_int(sub, n, U32, ro, v as i64);
     let i = s.identity;
-    od.insert(object(
+    od.insert(Object::new(
         0x1018,
         "Identity",
         ObjectCode::RECORD,
         DataType(0x0023),
         vec![
-            si0(4, ro),
+            Entry::subindex0(4, ro),
             id(1, "Vendor ID", i.vendor),
             id(2, "Product code", i.product),
             id(3, "Revision", i.revision),
@@ -334,7 +314,7 @@ pub fn dictionary(s: &Slave) -> Od {
         ],
     ));
     let dev = device_of(s);
-    let mut types = vec![si0(dev.sms.len() as u8, ro)];
+    let mut types = vec![Entry::subindex0(dev.sms.len() as u8, ro)];
     for (k, x) in dev.sms.iter().enumerate() {
         let t = match x.kind {
             SmKind::MBoxOut => 1,
@@ -351,7 +331,7 @@ pub fn dictionary(s: &Slave) -> Od {
             t,
         ));
     }
-    od.insert(object(
+    od.insert(Object::new(
         0x1C00,
         "Sync manager type",
         ObjectCode::ARRAY,
@@ -362,7 +342,7 @@ pub fn dictionary(s: &Slave) -> Od {
     let pd = &s.process_data;
     for p in pd.rx_pdos.iter().chain(&pd.tx_pdos) {
         let room = p.entries.len().clamp(8, 254);
-        let mut entries = vec![si0(p.entries.len().min(room) as u8, rw)];
+        let mut entries = vec![Entry::subindex0(p.entries.len().min(room) as u8, rw)];
         for k in 0..room {
             let w = p.entries.get(k).map_or(0, |e| {
                 (e.index as u32) << 16 | (e.subindex as u32) << 8 | (e.bit_len as u32 & 0xFF)
@@ -375,7 +355,7 @@ pub fn dictionary(s: &Slave) -> Od {
                 w as i64,
             ));
         }
-        od.insert(object(
+        od.insert(Object::new(
             p.index,
             &p.name,
             ObjectCode::RECORD,
@@ -401,7 +381,7 @@ pub fn dictionary(s: &Slave) -> Od {
             _ => continue,
         };
         let room = all.max(x.pdos.len()).clamp(1, 254);
-        let mut entries = vec![si0(x.pdos.len().min(room) as u8, rw)];
+        let mut entries = vec![Entry::subindex0(x.pdos.len().min(room) as u8, rw)];
         for k in 0..room {
             let v = x.pdos.get(k).copied().unwrap_or(0);
             entries.push(Entry::new_int(
@@ -417,7 +397,7 @@ pub fn dictionary(s: &Slave) -> Od {
         } else {
             "TxPDO assign"
         };
-        od.insert(object(
+        od.insert(Object::new(
             0x1C10 + x.index as u16,
             name,
             ObjectCode::ARRAY,

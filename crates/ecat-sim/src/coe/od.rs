@@ -254,6 +254,11 @@ impl Entry {
         e
     }
 
+    /// Subindex 0 of a record or array: the number of entries (UNSIGNED8).
+    pub fn subindex0(n: u8, access: u16) -> Self {
+        Entry::new_int(0, "SubIndex 000", DataType::UNSIGNED8, access, n as i64)
+    }
+
     /// A new integer entry (generated standard objects).
     pub fn new_int(sub: u8, name: impl Into<String>, dtype: DataType, access: u16, v: i64) -> Self {
         let mut e = Entry::from_spec(&SubSpec::int(sub, "", dtype, access, v));
@@ -296,6 +301,23 @@ pub struct Object {
 }
 
 impl Object {
+    /// An object from its parts (entries sorted by subindex).
+    pub fn new(
+        index: u16,
+        name: &str,
+        code: ObjectCode,
+        dtype: DataType,
+        entries: Vec<Entry>,
+    ) -> Object {
+        Object {
+            index,
+            name: name.to_string(),
+            code,
+            dtype,
+            entries,
+        }
+    }
+
     /// Build from a static description.
     pub fn from_spec(s: &ObjSpec) -> Object {
         let mut entries: Vec<Entry> = s.subs.iter().map(Entry::from_spec).collect();

@@ -47,26 +47,6 @@ fn text(index: u16, name: &'static str, v: &'static str) -> Object {
     var(index, name, Entry::from_spec(&SubSpec::text(0, name, v)))
 }
 
-fn record(
-    index: u16,
-    name: &str,
-    code: ObjectCode,
-    dtype: DataType,
-    entries: Vec<Entry>,
-) -> Object {
-    Object {
-        index,
-        name: name.to_string(),
-        code,
-        dtype,
-        entries,
-    }
-}
-
-fn si0(n: u8, acc: u16) -> Entry {
-    Entry::new_int(0, "SubIndex 000", U8, acc, n as i64)
-}
-
 /// The mapping object of one PDO.
 fn mapping(p: &PdoSpec, configurable: bool, rx: bool) -> Object {
     let configurable = configurable && p.flags & 0x0010 == 0;
@@ -80,7 +60,7 @@ fn mapping(p: &PdoSpec, configurable: bool, rx: bool) -> Object {
     } else {
         p.entries.len()
     };
-    let mut entries = vec![si0(p.entries.len() as u8, acc)];
+    let mut entries = vec![Entry::subindex0(p.entries.len() as u8, acc)];
     for k in 0..room {
         let w = p.entries.get(k).map_or(0, |e| {
             (e.index as u32) << 16 | (e.subindex as u32) << 8 | e.bits as u32
@@ -90,7 +70,7 @@ fn mapping(p: &PdoSpec, configurable: bool, rx: bool) -> Object {
     }
     let kind = if rx { "RxPDO" } else { "TxPDO" };
     let name = format!("{kind}-Map {}", p.name);
-    record(
+    Object::new(
         p.index,
         &name,
         ObjectCode::RECORD,
@@ -106,7 +86,7 @@ pub(crate) fn sync_params(index: u16, mode: i64, dc: bool) -> Object {
     let supported = if dc { 0x0007 } else { 0x0003 };
     let e = |s: u8, n: &str, t: DataType, a: u16, v: i64| Entry::new_int(s, n, t, a, v);
     let entries = vec![
-        si0(0x20, ro),
+        Entry::subindex0(0x20, ro),
         e(1, "Sync mode", U16, rw, mode),
         e(2, "Cycle time", U32, rw, 1_000_000),
         e(3, "Shift time", U32, ro, 0),
@@ -127,7 +107,7 @@ pub(crate) fn sync_params(index: u16, mode: i64, dc: bool) -> Object {
         "SM input parameter"
     };
     // 0x0029 is the SYNC_PAR type as we recall ETG.1000.6 (unverified).
-    record(index, name, ObjectCode::RECORD, DataType(0x0029), entries)
+    Object::new(index, name, ObjectCode::RECORD, DataType(0x0029), entries)
 }
 
 /// The object dictionary of `spec` with the given serial number.
@@ -148,20 +128,20 @@ pub fn build(spec: &DeviceSpec, serial: u32) -> Od {
     od.insert(text(0x1009, "Hardware version", "1.0"));
     od.insert(text(0x100A, "Software version", "ecat-sim 1.0"));
     let id = |s: u8, n: &str, v: u32| Entry::new_int(s, n, U32, ro, v as i64);
-    od.insert(record(
+    od.insert(Object::new(
         0x1018,
         "Identity",
         ObjectCode::RECORD,
         super::info::IDENTITY,
         vec![
-            si0(4, ro),
+            Entry::subindex0(4, ro),
             id(1, "Vendor ID", spec.vendor),
             id(2, "Product code", spec.product),
             id(3, "Revision", spec.revision),
             id(4, "Serial number", serial),
         ],
     ));
-    let mut types = vec![si0(spec.sms.len() as u8, ro)];
+    let mut types = vec![Entry::subindex0(spec.sms.len() as u8, ro)];
     for (i, s) in spec.sms.iter().enumerate() {
         let t = match s.kind {
             SyncManagerType::MailboxOut => 1,
@@ -173,7 +153,7 @@ pub fn build(spec: &DeviceSpec, serial: u32) -> Od {
         let name = format!("SubIndex {:03}", i + 1);
         types.push(Entry::new_int(i as u8 + 1, name, U8, ro, t));
     }
-    od.insert(record(
+    od.insert(Object::new(
         0x1C00,
         "Sync manager type",
         ObjectCode::ARRAY,
@@ -206,7 +186,7 @@ pub fn build(spec: &DeviceSpec, serial: u32) -> Od {
             .filter(|p| p.sm as usize == n)
             .map(|p| p.index)
             .collect();
-        let mut entries = vec![si0(default.len() as u8, acc)];
+        let mut entries = vec![Entry::subindex0(default.len() as u8, acc)];
         for k in 0..pdos.len() {
             let v = default.get(k).copied().unwrap_or(0);
             let name = format!("SubIndex {:03}", k + 1);
@@ -218,7 +198,7 @@ pub fn build(spec: &DeviceSpec, serial: u32) -> Od {
         } else {
             "TxPDO assign"
         };
-        od.insert(record(index, kind, ObjectCode::ARRAY, U16, entries));
+        od.insert(Object::new(index, kind, ObjectCode::ARRAY, U16, entries));
         let dc = !spec.dc.is_empty();
         match (n, s.kind) {
             (2, SyncManagerType::Outputs) => od.insert(sync_params(0x1C32, 1, dc)),

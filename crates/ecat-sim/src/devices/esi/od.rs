@@ -183,10 +183,6 @@ fn array(index: u16, name: String, dtype: DataType, entries: Vec<Entry>) -> Obje
     }
 }
 
-fn si0(n: usize, acc: u16) -> Entry {
-    Entry::new_int(0, "SubIndex 000", U8, acc, n.min(255) as i64)
-}
-
 fn sub_name(k: usize) -> String {
     format!("SubIndex {:03}", k.min(255))
 }
@@ -237,7 +233,7 @@ fn pdo_objects(dev: &Device, od: &mut Od) -> Vec<Vec<(u16, u8, u16)>> {
                                 name: name.clone(),
                                 code: ObjectCode::RECORD,
                                 dtype: DataType(0),
-                                entries: vec![si0(sub as usize, access::RO), new],
+                                entries: vec![Entry::subindex0(sub, access::RO), new],
                             }
                         };
                         od.insert(obj);
@@ -281,7 +277,7 @@ fn standard_objects(dev: &Device, od: &mut Od, serial: u32) {
         (4, "Serial number", serial),
     ];
     if od.object(0x1018).is_none() {
-        let mut entries = vec![si0(4, ro)];
+        let mut entries = vec![Entry::subindex0(4, ro)];
         for (s, n, _) in ids {
             entries.push(Entry::new_int(s, n, U32, ro, 0));
         }
@@ -300,7 +296,7 @@ fn standard_objects(dev: &Device, od: &mut Od, serial: u32) {
         }
     }
     if od.object(0x1C00).is_none() {
-        let mut types = vec![si0(dev.sms.len(), ro)];
+        let mut types = vec![Entry::subindex0(dev.sms.len().min(255) as u8, ro)];
         for (i, s) in dev.sms.iter().enumerate().take(32) {
             let t = match s.kind {
                 SmKind::MBoxOut => 1,
@@ -339,7 +335,7 @@ fn pdo_config(dev: &Device, od: &mut Od, mapped: &[Vec<(u16, u8, u16)>]) {
             entries.len()
         }
         .min(254);
-        let mut list = vec![si0(entries.len(), acc)];
+        let mut list = vec![Entry::subindex0(entries.len().min(255) as u8, acc)];
         for k in 0..room {
             let w = entries.get(k).map_or(0, |&(i, s, b)| {
                 (i as u32) << 16 | (s as u32) << 8 | (b.min(255) as u32)
@@ -391,7 +387,7 @@ fn pdo_config(dev: &Device, od: &mut Od, mapped: &[Vec<(u16, u8, u16)>]) {
             .filter(|p| p.dir == dir)
             .count()
             .clamp(default.len().max(1), 254);
-        let mut list = vec![si0(default.len(), acc)];
+        let mut list = vec![Entry::subindex0(default.len().min(255) as u8, acc)];
         for k in 0..room {
             let v = default.get(k).copied().unwrap_or(0);
             list.push(Entry::new_int(
