@@ -29,14 +29,24 @@ pub(crate) fn pdo_name(s: &SubDevice, pdo: u16) -> String {
         .unwrap_or_default()
 }
 
-/// Name of a PDO entry from the SII, if the SII describes it.
-pub(crate) fn entry_name(s: &SubDevice, pdo: u16, index: u16, sub: u8) -> String {
+/// The SII's description of entry `index:sub` of PDO `pdo`, if the SII has one.
+pub(crate) fn sii_entry(
+    s: &SubDevice,
+    pdo: u16,
+    index: u16,
+    sub: u8,
+) -> Option<&ecat::subdevice::PdoEntry> {
     s.rx_pdos
         .iter()
         .chain(&s.tx_pdos)
         .filter(|p| p.index == pdo)
         .flat_map(|p| &p.entries)
         .find(|e| e.index == index && e.subindex == sub)
+}
+
+/// Name of a PDO entry from the SII, if the SII describes it.
+pub(crate) fn entry_name(s: &SubDevice, pdo: u16, index: u16, sub: u8) -> String {
+    sii_entry(s, pdo, index, sub)
         .map(|e| e.name.clone())
         .unwrap_or_default()
 }

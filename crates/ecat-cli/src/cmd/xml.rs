@@ -7,7 +7,7 @@
 //! SubDevice (`-p 3 > el2008.xml`) is a file other tools read as an ESI. Numbers use the ESI's
 //! `#x` hex notation; text is escaped, never put in CDATA, so any name survives.
 
-use super::pdos::{configs, entry_name, pdo_name};
+use super::pdos::{configs, entry_name, pdo_name, sii_entry};
 use super::{open_and_scan, CmdResult};
 use crate::select::Select;
 use crate::BusArgs;
@@ -90,15 +90,10 @@ pub fn esi_type_name(code: u8, bits: u8) -> String {
 }
 
 fn entry_type(s: &SubDevice, pdo: u16, index: u16, sub: u8, bits: u8) -> String {
-    let code = s
-        .rx_pdos
-        .iter()
-        .chain(&s.tx_pdos)
-        .filter(|p| p.index == pdo)
-        .flat_map(|p| &p.entries)
-        .find(|e| e.index == index && e.subindex == sub)
-        .map_or(0, |e| e.data_type);
-    esi_type_name(code, bits)
+    esi_type_name(
+        sii_entry(s, pdo, index, sub).map_or(0, |e| e.data_type),
+        bits,
+    )
 }
 
 /// The `EtherCATInfo` document for one SubDevice.
