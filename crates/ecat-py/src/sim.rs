@@ -40,10 +40,18 @@ impl Link for SharedSimLink {
         self.lock().send(frame)
     }
     fn recv(&mut self, buf: &mut [u8], deadline: Option<Instant>) -> ecat::Result<Option<usize>> {
-        // Never sleep holding the lock: poll, and wait in small steps outside it.
+        // Never sleep holding the lock: poll, and wait in small steps outside it. On virtual
+        // time nothing arrives by waiting (the caller moves the clock), so one poll it is.
         loop {
-            if let Some(n) = self.lock().recv(buf, None)? {
-                return Ok(Some(n));
+            let virtual_time = {
+                let mut g = self.lock();
+                if let Some(n) = g.recv(buf, None)? {
+                    return Ok(Some(n));
+                }
+                g.virtual_time().is_some()
+            };
+            if virtual_time {
+                return Ok(None);
             }
             match deadline {
                 Some(d) if d > Instant::now() => {
