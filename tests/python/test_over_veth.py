@@ -3,7 +3,10 @@ namespace (a veth pair), and a simulated network served from Python on one end o
 pair with the MainDevice on the other. Needs root; skips cleanly otherwise. Names are
 unique per run and everything is removed afterwards."""
 
+import difflib
+import importlib.util
 import os
+import re
 import secrets
 import subprocess
 import sys
@@ -30,12 +33,21 @@ def ecat_bin() -> Path:
     return p
 
 
+class PyVethNs(netns.VethNs):
+    """tests/oracle's veth pair + namespace, named with "py" (this suite's resources)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        tag = self.ns[3:]
+        self.ns, self.host_if, self.ns_if = f"pyn{tag}", f"pyh{tag}", f"pys{tag}"
+
+
 @pytest.fixture
 def veth_ns():
     why = netns.unavailable_reason()
     if why:
         pytest.skip(why)
-    v = netns.VethNs()
+    v = PyVethNs()
     v.create()
     try:
         yield v
@@ -49,7 +61,7 @@ def veth_pair():
     if os.geteuid() != 0:
         pytest.skip("needs root to create a veth pair (run as root, as CI does)")
     tag = f"{os.getpid() % 1000}{secrets.token_hex(2)}"
-    a, b = f"epa{tag}", f"epb{tag}"
+    a, b = f"pya{tag}", f"pyb{tag}"
     ip = lambda *args: subprocess.run(["ip", *args], check=True, capture_output=True, timeout=20)  # noqa: E731
     try:
         ip("link", "add", a, "type", "veth", "peer", "name", b)
@@ -64,16 +76,84 @@ def veth_pair():
         subprocess.run(["ip", "link", "del", a], capture_output=True)
 
 
-def test_pysoem_scripts_against_ecat_sim_over_veth(veth_ns, run_script):
-    sim = SimProcess(veth_ns.exec_argv([str(ecat_bin()), "sim", "-i", veth_ns.ns_if, "-n", "io"]))
+SCRIPTS = Path(__file__).parent / "pysoem_scripts"
+
+
+def run_script(name: str, ifname: str, tmp: Path, soem: bool) -> str:
+    """Run a pysoem-style script as `python SCRIPT IFNAME`: as written (ecat.pysoem), or,
+    with `soem`, with its one import line turned back into `import pysoem` (the real one,
+    SOEM underneath). Returns stdout; a failure shows both streams."""
+    path = SCRIPTS / name
+    if soem:
+        text = path.read_text()
+        assert text.count("import ecat.pysoem as pysoem\n") == 1, name
+        path = tmp / f"soem_{name}"
+        path.write_text(text.replace("import ecat.pysoem as pysoem\n", "import pysoem\n"))
+    p = subprocess.run([sys.executable, str(path), ifname], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, f"{'pysoem' if soem else 'ecat.pysoem'} {name} failed:\n{p.stdout}\n{p.stderr}"
+    return p.stdout
+
+
+def comparable(name: str, out: str) -> str:
+    """The output with what may rightly differ between two runs masked: the input byte the
+    simulated terminal shows at that moment, late answers and how far the DC time ran
+    (both checked apart), and the abort texts (ecat's wording vs SOEM's; the codes stay)."""
+    out = re.sub(r"input [0-9a-f]+$", "input ..", out, flags=re.M)
+    out = re.sub(r"wkc errors \d+", "wkc errors ..", out)
+    out = re.sub(r"advanced -?\d+ ns", "advanced .. ns", out)
+    return re.sub(r"^((write )?abort 0x[0-9a-f]{8}):.*$", r"\1", out, flags=re.M)
+
+
+def check(name: str, out: str) -> None:
+    """What each script must show, whichever layer ran it."""
+    if name == "scan_and_print.py":
+        assert "Found Device" in out and "no device found" not in out
+    elif name == "cyclic_io.py":
+        assert "all slaves in OP" in out and "expected wkc 6" in out
+        # Over a real socket on a loaded machine some answers miss the 2 ms receive timeout
+        # (with SOEM too); a wrong working counter would miss in every cycle.
+        assert int(re.search(r"wkc errors (\d+)", out).group(1)) < 100
+    elif name == "sdo_access.py":
+        assert "vendor 0x00000eca" in out and "complete access: 18 bytes" in out
+        assert "abort 0x06020000" in out and "write abort 0x06010002" in out
+    elif name == "od_list.py":
+        assert out.count(" Idx: ") > 20 and "b'Controlword'" in out
+    elif name == "dc_sync.py":
+        assert "DC: 1" in out and "state 8," in out
+        assert int(re.search(r"advanced (-?\d+) ns", out).group(1)) > 40_000_000  # 50 cycles of >= 1 ms
+
+
+@pytest.mark.parametrize(
+    "network, scripts",
+    [
+        ("io", ["scan_and_print.py", "cyclic_io.py"]),
+        ("servo6", ["scan_and_print.py", "sdo_access.py", "od_list.py"]),
+        ("dc8", ["dc_sync.py"]),
+    ],
+)
+def test_pysoem_scripts_over_veth_match_pysoem(veth_ns, tmp_path, network, scripts):
+    """Each script, unchanged, over a veth pair against `ecat sim -n NETWORK`: with
+    ecat.pysoem, then with pysoem itself (SOEM) on the same simulated network; both must
+    pass the same checks and print the same lines."""
+    sim = SimProcess(veth_ns.exec_argv([str(ecat_bin()), "sim", "-i", veth_ns.ns_if, "-n", network]))
     sim.start()
+    have_soem = importlib.util.find_spec("pysoem") is not None
+    if not have_soem and os.environ.get("ECAT_TEST_STRICT"):
+        pytest.fail("pysoem is not installed (scripts/test.sh installs it from tests/oracle/requirements.txt)")
     try:
-        out = run_script("scan_and_print.py", veth_ns.host_if)
-        assert out.count("Found Device") == 5
-        out = run_script("cyclic_io.py", veth_ns.host_if)
-        assert "all slaves in OP" in out and "wkc errors 0" in out
+        for name in scripts:
+            ours = run_script(name, veth_ns.host_if, tmp_path, soem=False)
+            check(name, ours)
+            if have_soem:
+                theirs = run_script(name, veth_ns.host_if, tmp_path, soem=True)
+                check(name, theirs)
+                a, b = comparable(name, ours), comparable(name, theirs)
+                diff = difflib.unified_diff(a.splitlines(), b.splitlines(), "ecat.pysoem", "pysoem", n=0, lineterm="")
+                assert a == b, f"{name} printed other lines than with pysoem:\n" + "\n".join(diff)
     finally:
         sim.stop()
+    if not have_soem:
+        pytest.skip("pysoem is not installed: ran the scripts with ecat.pysoem only, not compared")
 
 
 def test_network_served_from_python_over_veth(veth_pair):

@@ -41,7 +41,8 @@ def test_scan_and_print(run_script, published):
     net, link = published("io")
     out = run_script("scan_and_print.py", link)
     assert out.count("Found Device") == 5
-    assert "Found Device EL2008 8Ch. Dig. Output 24V, 0.5A" in out
+    # SOEM names a slave by the SII's first string (the order number on Beckhoff terminals).
+    assert "Found Device EL2008\n" in out
     assert "vendor 0x00000002 product 0x07d83052" in out
 
 
@@ -68,15 +69,19 @@ def test_sdo_access_with_abort_handling(run_script, published):
 def test_od_listing(run_script, published):
     net, link = published("servo6")
     out = run_script("od_list.py", link)
-    assert 'Idx: 0x1008; Code: 7; Type: 9; BitSize: 272; Access: 0x7; Name: "Device name"' in out
-    assert 'Name: "Controlword"' in out
+    # As pysoem shows them: names are bytes, a VAR has no entries, a RECORD's bit size is its
+    # entries' sum and its entries are listed by subindex (0x1C32:20 after the gap).
+    assert 'Idx: 0x1008; Code: 7; Type: 9; BitSize: 272; Access: 0x7; Name: "b\'Device name\'"' in out
+    assert 'Idx: 0x1c32; Code: 9; Type: 41; BitSize: 313; Access: 0x0; Name: "b\'SM output parameter\'"' in out
+    assert 'Subindex 32; Type: 1; BitSize: 1; Access: 0x7 Name: "b\'Sync error\'"' in out
+    assert 'Name: "b\'Controlword\'"' in out and "Subindex 0; Type: 6; BitSize: 16; Access: 0x7f" not in out
     assert out.count(" Idx: ") > 20
 
 
 def test_dc_sync(run_script, published):
     net, link = published("dc8")
     out = run_script("dc_sync.py", link)
-    assert "8 slaves" in out and "DC: True" in out
+    assert "8 slaves" in out and "DC: 1" in out
     line = next(l for l in out.splitlines() if l.startswith("state"))
     assert line.startswith("state 8,")
     advanced = int(line.split("advanced ")[1].split()[0])

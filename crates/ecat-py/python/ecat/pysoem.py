@@ -173,23 +173,56 @@ def _convert(e: Exception, pos: int, index: int = 0, subindex: int = 0) -> Excep
     return e
 
 
+def _sii_first_string(sii: bytes) -> str:
+    """The first string of the SII's strings category, which SOEM (and so pysoem) takes as
+    a slave's name (at most 40 characters); "" if there is none."""
+    at = 0x80  # categories start at word 0x40
+    while at + 4 <= len(sii):
+        kind = int.from_bytes(sii[at : at + 2], "little")
+        words = int.from_bytes(sii[at + 2 : at + 4], "little")
+        if kind == 0xFFFF:
+            break
+        if kind == 10:  # strings: a count, then (length, bytes) each
+            body = sii[at + 4 : at + 4 + 2 * words]
+            if len(body) >= 2 and body[0] >= 1:
+                return bytes(body[2 : 2 + body[1]]).decode("latin-1")[:40]
+            return ""
+        at += 4 + 2 * words
+    return ""
+
+
 class _Entry:
-    def __init__(self, d):
-        self.name = d["name"]
-        self.data_type = d["data_type"]
-        self.bit_length = d["bit_length"]
-        self.obj_access = d["access"]
+    """One entry of an object (pysoem's names are bytes, as SOEM reads them)."""
+
+    def __init__(self, d=None):
+        d = d or {}
+        self.name: bytes = d.get("name", "").encode("latin-1", "replace")
+        self.data_type: int = d.get("data_type", 0)
+        self.bit_length: int = d.get("bit_length", 0)
+        self.obj_access: int = d.get("access", 0)
 
 
 class _Object:
+    """One object of ``slave.od``, shaped as pysoem's: ``entries`` is empty for a VAR and
+    otherwise holds one entry per subindex up to the highest (gaps are blank entries with
+    data_type 0); a VAR's bit length and access are its value's, other objects' bit length
+    is the sum of their entries'."""
+
     def __init__(self, d):
-        self.index = d["index"]
-        self.name = d["name"]
-        self.object_code = d["object_code"]
-        self.data_type = d["data_type"]
-        self.entries = [_Entry(e) for e in d["entries"]]
-        self.bit_length = self.entries[0].bit_length if len(self.entries) == 1 else 0
-        self.obj_access = self.entries[0].obj_access if len(self.entries) == 1 else 0
+        self.index: int = d["index"]
+        self.name: bytes = d["name"].encode("latin-1", "replace")
+        self.object_code: int = d["object_code"]
+        self.data_type: int = d["data_type"]
+        by_sub = {e["subindex"]: _Entry(e) for e in d["entries"]}
+        if self.object_code == 7:
+            value = by_sub.get(0, _Entry())
+            self.entries: List[_Entry] = []
+            self.bit_length, self.obj_access = value.bit_length, value.obj_access
+        else:
+            top = max([d.get("max_subindex", 0), *by_sub])
+            self.entries = [by_sub.get(i) or _Entry() for i in range(top + 1)]
+            self.bit_length = sum(e.bit_length for e in self.entries)
+            self.obj_access = 0
 
 
 class CdefSlave:
@@ -199,7 +232,7 @@ class CdefSlave:
         self._master = master
         self._pos = position
         self._sub = sub
-        self.name: str = sub.name
+        self.name: str = _sii_first_string(sub.sii) or f"? M:{sub.identity.vendor_id:08x} I:{sub.identity.product_code:08x}"
         self.man: int = sub.identity.vendor_id
         self.id: int = sub.identity.product_code
         self.rev: int = sub.identity.revision
@@ -422,11 +455,12 @@ class Master:
         """The slaves found by ``config_init``."""
         return self._slaves
 
-    def config_dc(self) -> bool:
-        """Measure delays and set up distributed clocks; True if any slave has DC."""
+    def config_dc(self) -> int:
+        """Measure delays and set up distributed clocks; 1 if any slave has DC, else 0 (an
+        int, as pysoem returns SOEM's boolean)."""
         ref = self._need().configure_dc()
         self._dc = ref is not None
-        return self._dc
+        return int(self._dc)
 
     def config_map(self) -> int:
         """Run the slaves' config/setup functions, map the process data (as the slaves'
@@ -444,7 +478,13 @@ class Master:
             self._rt = md.activate(f"{self._cycle_ns}ns", dc=dc, target="SAFEOP", start=False, wait=False)
         except _ecat.Error as e:
             raise ConfigMapError(str(e)) from None
-        self._state = SAFEOP_STATE
+        # SOEM's config_map requests SAFEOP itself; cycle until the slaves are there (or
+        # the state timeout passed: state_check then tells which are behind).
+        try:
+            self._rt._native.run_until_state("SAFEOP", settings.timeouts.state / 1e6)
+        except _ecat.Error:
+            pass
+        self.read_state()
         return sum(d["size"] for d in self._rt._native.domains())
 
     def config_overlap_map(self) -> int:
