@@ -144,12 +144,20 @@ def test_pysoem_scripts_over_veth_match_pysoem(veth_ns, tmp_path, network, scrip
         for name in scripts:
             ours = run_script(name, veth_ns.host_if, tmp_path, soem=False)
             check(name, ours)
-            if have_soem:
+            if not have_soem:
+                continue
+            # SOEM's short mailbox timeouts (20 ms to hand a request over) now and then cut
+            # an SDO Information listing short on this loaded machine: the oracle gets
+            # three tries; ecat.pysoem got one.
+            for attempt in range(3):
                 theirs = run_script(name, veth_ns.host_if, tmp_path, soem=True)
-                check(name, theirs)
                 a, b = comparable(name, ours), comparable(name, theirs)
-                diff = difflib.unified_diff(a.splitlines(), b.splitlines(), "ecat.pysoem", "pysoem", n=0, lineterm="")
-                assert a == b, f"{name} printed other lines than with pysoem:\n" + "\n".join(diff)
+                if a == b:
+                    break
+                print(f"pysoem {name}, try {attempt + 1}, differed:\n{theirs}")
+            check(name, theirs)
+            diff = difflib.unified_diff(a.splitlines(), b.splitlines(), "ecat.pysoem", "pysoem", n=0, lineterm="")
+            assert a == b, f"{name} printed other lines than with pysoem:\n" + "\n".join(diff)
     finally:
         sim.stop()
     if not have_soem:

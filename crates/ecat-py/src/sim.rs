@@ -18,6 +18,7 @@ use ecat::link::{Link, LinkCounters};
 use ecat_sim::{EventAction, FaultEvent, Faults, FrameFate, Network};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -123,23 +124,41 @@ impl PyNetwork {
 
 #[pymethods]
 impl PyNetwork {
-    /// Build a network from a preset name (`io`, `servo6`, `dc8`) or a TOML network file.
+    /// Build a network from a preset name (`io`, `servo6`, `dc8`), a TOML network file or
+    /// `eni:FILE` (an ENI's slaves). `esi_dirs`: directories of ESI files for `esi`/`type`
+    /// subdevices, searched before those of `ECAT_ESI_PATH` and the file's `esi_dirs`.
     /// On virtual time (the default) nothing moves unless a step advances the clock.
     #[new]
-    #[pyo3(signature = (spec = "io", *, virtual_time = true))]
-    fn new(spec: &str, virtual_time: bool) -> PyResult<Self> {
-        let net = Network::open(spec).map_err(sim_err)?;
+    #[pyo3(signature = (spec = "io", *, virtual_time = true, esi_dirs = Vec::new()))]
+    fn new(spec: &str, virtual_time: bool, esi_dirs: Vec<PathBuf>) -> PyResult<Self> {
+        let net = with_esi_dirs(&esi_dirs, || Network::open(spec))?;
         Ok(Self::wrap(net, spec.to_string(), virtual_time))
     }
 
     /// Build a network from the text of a TOML network description (`base_dir` resolves
-    /// relative paths such as SII images).
+    /// relative paths such as SII images and ESI files; `esi_dirs` as for `Network()`).
     #[staticmethod]
-    #[pyo3(signature = (text, *, base_dir = ".", virtual_time = true))]
-    fn from_toml(text: &str, base_dir: &str, virtual_time: bool) -> PyResult<Self> {
-        let net = Network::from_toml_str(text, "<toml>", std::path::Path::new(base_dir))
-            .map_err(sim_err)?;
+    #[pyo3(signature = (text, *, base_dir = ".", virtual_time = true, esi_dirs = Vec::new()))]
+    fn from_toml(
+        text: &str,
+        base_dir: &str,
+        virtual_time: bool,
+        esi_dirs: Vec<PathBuf>,
+    ) -> PyResult<Self> {
+        let net = with_esi_dirs(&esi_dirs, || {
+            Network::from_toml_str(text, "<toml>", Path::new(base_dir))
+        })?;
         Ok(Self::wrap(net, "toml".into(), virtual_time))
+    }
+
+    /// Build the network an ENI file describes: its slaves in bus order, each with the SII,
+    /// PDOs and CoE objects the ENI gives it.
+    #[staticmethod]
+    #[pyo3(signature = (path, *, virtual_time = true))]
+    fn from_eni(path: PathBuf, virtual_time: bool) -> PyResult<Self> {
+        let spec = format!("eni:{}", path.display());
+        let net = Network::open(&spec).map_err(sim_err)?;
+        Ok(Self::wrap(net, spec, virtual_time))
     }
 
     /// The built-in presets.
@@ -403,6 +422,41 @@ impl Drop for PyNetwork {
             let _ = h.join();
         }
     }
+}
+
+/// Build with `dirs` searched first for ESI files: the simulator's ESI library is
+/// `ECAT_ESI_PATH` followed by the network file's `esi_dirs`, so the directories go in front
+/// of `ECAT_ESI_PATH` for the build (with the GIL held, so no other build sees them) and
+/// the variable is restored after.
+fn with_esi_dirs(
+    dirs: &[PathBuf],
+    build: impl FnOnce() -> Result<Network, ecat_sim::SimError>,
+) -> PyResult<Network> {
+    if dirs.is_empty() {
+        return build().map_err(sim_err);
+    }
+    if let Some(d) = dirs.iter().find(|d| !d.is_dir()) {
+        return Err(crate::errors::SimError::new_err(format!(
+            "ESI directory {} does not exist: give directories that hold ESI (.xml) files",
+            d.display()
+        )));
+    }
+    const VAR: &str = "ECAT_ESI_PATH";
+    let old = std::env::var_os(VAR);
+    let mut all = dirs.to_vec();
+    all.extend(old.iter().flat_map(std::env::split_paths));
+    let joined = std::env::join_paths(all).map_err(|e| {
+        crate::errors::SimError::new_err(format!(
+            "an ESI directory name cannot go into {VAR} ({e}): rename it"
+        ))
+    })?;
+    std::env::set_var(VAR, joined);
+    let r = build();
+    match old {
+        Some(v) => std::env::set_var(VAR, v),
+        None => std::env::remove_var(VAR),
+    }
+    r.map_err(sim_err)
 }
 
 /// The interface runner: receive a frame, let the network answer, send it back.

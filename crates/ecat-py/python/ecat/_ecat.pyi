@@ -1,5 +1,6 @@
 """Type stubs of the native module ``ecat._ecat`` (crates/ecat-py/src)."""
 
+import os
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 __version__: str
@@ -35,9 +36,19 @@ def al_status_text(code: int) -> str: ...
 def sdo_abort_text(code: int) -> str: ...
 
 class Network:
-    def __init__(self, spec: str = "io", *, virtual_time: bool = True) -> None: ...
+    def __init__(
+        self, spec: str = "io", *, virtual_time: bool = True, esi_dirs: Sequence[Union[str, "os.PathLike[str]"]] = ()
+    ) -> None: ...
     @staticmethod
-    def from_toml(text: str, *, base_dir: str = ".", virtual_time: bool = True) -> "Network": ...
+    def from_toml(
+        text: str,
+        *,
+        base_dir: str = ".",
+        virtual_time: bool = True,
+        esi_dirs: Sequence[Union[str, "os.PathLike[str]"]] = (),
+    ) -> "Network": ...
+    @staticmethod
+    def from_eni(path: Union[str, "os.PathLike[str]"], *, virtual_time: bool = True) -> "Network": ...
     @staticmethod
     def presets() -> List[str]: ...
     @property

@@ -1,7 +1,10 @@
 """Simulated EtherCAT networks, built and controlled from Python.
 
-``Network("io")`` (presets: ``Network.presets()``: io, servo6, dc8), ``Network("net.toml")`` or
-``Network.from_toml(text)``. On virtual time (the default) nothing moves unless a MainDevice
+``Network("io")`` (presets: ``Network.presets()``: io, servo, servo6, dc8), ``Network("net.toml")``,
+``Network.from_toml(text)`` or ``Network.from_eni("eni.xml")`` (also ``Network("eni:eni.xml")``).
+TOML subdevices may be built from ESI files (``esi = "Beckhoff_EL2xxx.xml"``, ``type =
+"EL2032"``), found beside the file, in the file's ``esi_dirs``, in ``ECAT_ESI_PATH`` or in the
+``esi_dirs=[...]`` given to ``Network``/``from_toml`` (searched first). On virtual time (the default) nothing moves unless a MainDevice
 steps it (``rt.step()`` advances the shared clock by one cycle), so tests are deterministic
 and fast; ``virtual_time=False`` runs on real time. Hand it to ``ecat.MainDevice(net)`` and
 keep controlling it while the MainDevice runs:
