@@ -4,6 +4,7 @@ async SDO while cycling, events on unplug/replug."""
 import concurrent.futures
 import queue
 import struct
+import time
 
 import pytest
 
@@ -171,3 +172,94 @@ def test_emergency_events(servo):
     assert len(ev) == 1 and ev[0].position == 3 and ev[0].code == 0x8611
     assert ev[0].data[0] == 0x21
     assert "SubDevice 3 (0x1004" in ev[0].message and "emergency 0x8611" in ev[0].message
+
+
+NO_CYCLIC_EMCY = (
+    "this runtime reads a SubDevice's mailbox only while an SDO transfer runs, so an emergency "
+    "sent on its own waits for the next transfer (cyclic SM1 polling comes with the mailbox work)"
+)
+
+
+def fault_emergency(rt, events, position):
+    """Wait up to 2 s of cycling for an emergency of `position` on `events` (a callable
+    returning the events seen so far). If none came, an SDO read of the drive must bring it
+    (the runtime then reads mailboxes only during transfers: the test is an expected failure)."""
+    for _ in range(200):
+        got = [e for e in events() if e.kind == "emergency" and e.position == position]
+        if got:
+            return got, True
+        if rt.running:
+            time.sleep(0.01)
+        else:
+            rt.step(10)
+    rt.sdo_read(position, 0x6041, 0)
+    if rt.running:
+        time.sleep(0.2)
+    return [e for e in events() if e.kind == "emergency" and e.position == position], False
+
+
+def test_drive_fault_in_op_reaches_python_as_an_emergency():
+    """A drive faults while the cycle thread runs in OP (the simulator's fault injection,
+    object 0x2002): its emergency comes out of rt.events with code, error register and data,
+    and the drive shows the fault in its status word."""
+    net = ecat.sim.Network("servo6", virtual_time=False)
+    with ecat.MainDevice(net) as md:
+        md.scan()
+        rt = md.activate(realtime=False)
+        list(rt.events)
+        seen = []
+
+        def events():
+            seen.extend(rt.events)
+            return seen
+
+        rt.sdo_write_async(2, 0x2002, 0, struct.pack("<H", 0x7121)).result(timeout=5)
+        got, cyclic = fault_emergency(rt, events, 2)
+        assert len(got) == 1, seen
+        e = got[0]
+        assert (e.code, e.data[0], e.data[1:]) == (0x7121, 0x21, bytes(5)), e
+        assert "SubDevice 2 (0x1003" in e.message and "emergency 0x7121" in e.message
+        assert rt.subdevice(2).inputs["Statusword"] & 0x0008  # Fault
+        assert not [x for x in seen if x.kind == "emergency" and x.position != 2]
+        if not cyclic:
+            pytest.xfail(NO_CYCLIC_EMCY)
+
+
+def test_emergency_in_op_reaches_pysoem_callbacks_while_cycling(published_servo6):
+    """pysoem's add_emergency_callback: an emergency the simulated device sends in OP reaches
+    the callback from receive_processdata (no SDO call in between, where the runtime reads
+    mailboxes cyclically)."""
+    import ecat.pysoem as pysoem
+
+    net, link = published_servo6
+    m = pysoem.open(link)
+    m.config_init()
+    got = []
+    m.slaves[4].add_emergency_callback(got.append)
+    m.config_map()
+    m.state = pysoem.OP_STATE
+    m.write_state()
+    assert m.state_check(pysoem.OP_STATE, 500000) == pysoem.OP_STATE
+    net.send_emergency(4, 0x8611, 0x21, b"\x01\x02\x03\x04\x05")
+    for _ in range(100):
+        m.send_processdata()
+        m.receive_processdata(2000)
+        if got:
+            break
+    cyclic = bool(got)
+    if not cyclic:
+        m.slaves[4].sdo_read(0x6041, 0)
+    assert len(got) == 1
+    e = got[0]
+    assert (e.slave_pos, e.error_code, e.error_reg, e.b1, e.w1, e.w2) == (4, 0x8611, 0x21, 1, 0x0302, 0x0504)
+    m.close()
+    if not cyclic:
+        pytest.xfail(NO_CYCLIC_EMCY)
+
+
+@pytest.fixture
+def published_servo6(request):
+    net = ecat.sim.Network("servo6")
+    name = f"pytest-emcy-{request.node.name}"[:60]
+    yield net, ecat.sim.publish(net, name)
+    ecat.sim.unpublish(name)
