@@ -147,6 +147,9 @@ def test_no_io_map_size_limit():
 
 
 def test_emergency_callbacks(published):
+    """An emergency the simulated device sends in OP reaches add_emergency_callback's
+    callback from receive_processdata; where the runtime reads mailboxes only during SDO
+    transfers, from the next sdo_read (and the test is an expected failure)."""
     net, link = published("servo6", virtual_time=True)
     m = pysoem.Master()
     m.open(link)
@@ -158,8 +161,17 @@ def test_emergency_callbacks(published):
     m.write_state()
     assert m.state_check(pysoem.OP_STATE, 500000) == pysoem.OP_STATE
     net.send_emergency(2, 0x8611, 0x21, b"\x01\x02\x03\x04\x05")
-    m.slaves[2].sdo_read(0x6041, 0)
+    for _ in range(100):
+        m.send_processdata()
+        m.receive_processdata(2000)
+        if got:
+            break
+    cyclic = bool(got)
+    if not cyclic:
+        m.slaves[2].sdo_read(0x6041, 0)
     assert len(got) == 1
     e = got[0]
     assert (e.slave_pos, e.error_code, e.error_reg, e.b1, e.w1, e.w2) == (2, 0x8611, 0x21, 1, 0x0302, 0x0504)
     m.close()
+    if not cyclic:
+        pytest.xfail("the runtime reads mailboxes only during SDO transfers (cyclic SM1 polling comes with the mailbox work)")
