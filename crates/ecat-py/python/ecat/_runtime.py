@@ -39,7 +39,8 @@ class Event(NamedTuple):
     """Something the supervisor reports: ``kind`` is lost, found, reached, refused,
     startup_failed, wrong_device or emergency; ``code`` is the AL status code of a refusal or
     an emergency's error code; ``data`` an emergency's error register and 5 manufacturer
-    bytes. Emergencies are read while SDO transfers run on the SubDevice."""
+    bytes. Emergencies come as soon as the runtime reads them from the SubDevice's mailbox
+    (cyclically where it polls mailboxes, otherwise during its next SDO transfer)."""
 
     kind: str
     position: int

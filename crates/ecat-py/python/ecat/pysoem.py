@@ -10,9 +10,10 @@ supervisor for a state, ``state_check`` cycles until it is reached. The IO map h
 limit. ``slave.output``/``slave.input`` are the slave's bytes in the process image.
 Things SOEM has and ecat does not (FoE, EEPROM writes, overlapped mapping, redundancy, ...)
 raise ``NotSupportedError`` naming them. Emergencies reach the callbacks of
-``add_emergency_callback`` after ``config_map``, when ``receive_processdata`` or an SDO call
-runs (ecat reads them from the mailbox while SDO transfers run; before ``config_map`` they
-are not delivered).
+``add_emergency_callback`` after ``config_map``, from ``receive_processdata`` or an SDO call,
+as soon as ecat's runtime has read them from the slave's mailbox (cyclically where it polls
+mailboxes, otherwise during the slave's next SDO transfer); before ``config_map`` they are
+not delivered.
 """
 
 from __future__ import annotations
