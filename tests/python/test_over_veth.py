@@ -123,19 +123,27 @@ def check(name: str, out: str) -> None:
         assert int(re.search(r"advanced (-?\d+) ns", out).group(1)) > 40_000_000  # 50 cycles of >= 1 ms
 
 
+TESTDATA = REPO / "testdata"
+
+
 @pytest.mark.parametrize(
     "network, scripts",
     [
-        ("io", ["scan_and_print.py", "cyclic_io.py"]),
-        ("servo6", ["scan_and_print.py", "sdo_access.py", "od_list.py"]),
-        ("dc8", ["dc_sync.py"]),
+        (["-n", "io"], ["scan_and_print.py", "cyclic_io.py"]),
+        (["-n", "servo6"], ["scan_and_print.py", "sdo_access.py", "od_list.py"]),
+        (["-n", "dc8"], ["dc_sync.py"]),
+        # SII images built from ESI files, and an ENI's slaves (one name per slave in their
+        # SIIs: SOEM names equal devices after the first).
+        (["-n", str(TESTDATA / "networks" / "replay-esi-ek1100-el2828-el2889.toml")], ["scan_and_print.py"]),
+        (["--eni", str(TESTDATA / "eni" / "twincat-style-4xElmoGold-IMU.xml")], ["scan_and_print.py"]),
     ],
+    ids=["io", "servo6", "dc8", "esi", "eni"],
 )
 def test_pysoem_scripts_over_veth_match_pysoem(veth_ns, tmp_path, network, scripts):
-    """Each script, unchanged, over a veth pair against `ecat sim -n NETWORK`: with
+    """Each script, unchanged, over a veth pair against `ecat sim NETWORK`: with
     ecat.pysoem, then with pysoem itself (SOEM) on the same simulated network; both must
     pass the same checks and print the same lines."""
-    sim = SimProcess(veth_ns.exec_argv([str(ecat_bin()), "sim", "-i", veth_ns.ns_if, "-n", network]))
+    sim = SimProcess(veth_ns.exec_argv([str(ecat_bin()), "sim", "-i", veth_ns.ns_if, *network]))
     sim.start()
     have_soem = importlib.util.find_spec("pysoem") is not None
     if not have_soem and os.environ.get("ECAT_TEST_STRICT"):

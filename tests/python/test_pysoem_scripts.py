@@ -175,3 +175,26 @@ def test_emergency_callbacks(published):
     m.close()
     if not cyclic:
         pytest.xfail("the runtime reads mailboxes only during SDO transfers (cyclic SM1 polling comes with the mailbox work)")
+
+
+def test_soem_naming_and_errors_of_slaves_without_coe():
+    # SOEM names a slave by its SII's first string, and later slaves with the same vendor,
+    # product and revision by the first one's (the ENI gives each drive its own SII name).
+    eni = Path(__file__).parents[2] / "testdata" / "eni" / "twincat-style-4xElmoGold-IMU.xml"
+    name = ecat.sim.publish(ecat.sim.Network.from_eni(eni), "pytest-eni-names")
+    try:
+        with pysoem.open(name) as m:
+            assert m.config_init() == 5
+            assert [s.name for s in m.slaves] == ["Imu"] + ["WheelRearLeft"] * 4
+    finally:
+        ecat.sim.unpublish("pytest-eni-names")
+    # No CoE mailbox (the EK1100): SOEM's transfer gets a working counter of 0, pysoem raises
+    # WkcError.
+    name = ecat.sim.publish(ecat.sim.Network("io"), "pytest-io-wkc")
+    try:
+        with pysoem.open(name) as m:
+            m.config_init()
+            with pytest.raises(pysoem.WkcError, match="has no CoE mailbox"):
+                m.slaves[0].sdo_read(0x1000, 0)
+    finally:
+        ecat.sim.unpublish("pytest-io-wkc")

@@ -168,6 +168,9 @@ def _convert(e: Exception, pos: int, index: int = 0, subindex: int = 0) -> Excep
     if isinstance(e, _ecat.SdoAbort):
         return SdoError(pos, index, subindex, e.code, e.text)
     if isinstance(e, _ecat.MailboxError):
+        if "no answer" in str(e) or "has no CoE mailbox" in str(e):
+            # SOEM sees a working counter of 0 then, and pysoem raises WkcError.
+            return WkcError(str(e))
         return MailboxError(pos, 0, str(e))
     if isinstance(e, (_ecat.WkcError, _ecat.TimeoutError)):
         return WkcError(str(e))
@@ -447,6 +450,11 @@ class Master:
             self._slaves = []
             return 0
         self._slaves = [CdefSlave(self, i, s) for i, s in enumerate(subs)]
+        # SOEM takes what it read from the SII of the first slave with the same vendor,
+        # product and revision for the later ones, the name included.
+        first = {}
+        for s in self._slaves:
+            s.name = first.setdefault((s.man, s.id, s.rev), s).name
         md.request_state("PREOP", timeout=5.0)
         self.read_state()
         return len(self._slaves)
