@@ -195,12 +195,17 @@ def _sii_first_string(sii: bytes) -> str:
     return ""
 
 
+def _soem_name(name: str) -> bytes:
+    """An object or entry name as SOEM keeps it: bytes, at most 40 of them."""
+    return name.encode("latin-1", "replace")[:40]
+
+
 class _Entry:
-    """One entry of an object (pysoem's names are bytes, as SOEM reads them)."""
+    """One entry of an object (pysoem's names are bytes, as SOEM keeps them)."""
 
     def __init__(self, d=None):
         d = d or {}
-        self.name: bytes = d.get("name", "").encode("latin-1", "replace")
+        self.name: bytes = _soem_name(d.get("name", ""))
         self.data_type: int = d.get("data_type", 0)
         self.bit_length: int = d.get("bit_length", 0)
         self.obj_access: int = d.get("access", 0)
@@ -214,7 +219,7 @@ class _Object:
 
     def __init__(self, d):
         self.index: int = d["index"]
-        self.name: bytes = d["name"].encode("latin-1", "replace")
+        self.name: bytes = _soem_name(d["name"])
         self.object_code: int = d["object_code"]
         self.data_type: int = d["data_type"]
         by_sub = {e["subindex"]: _Entry(e) for e in d["entries"]}
