@@ -4,7 +4,7 @@ in one run (issue 13's benchmark; target: task duration within 1.1x of `ecat run
 
     .venv/bin/python bench/python_vs_run.py [--link sim:io] [--cycle 1ms] [--duration 5s]
                                             [--rounds 5] [--ecat target/release/ecat]
-                                            [--no-rt] [--python-loop 5s]
+                                            [--no-rt] [--cpu N] [--python-loop 5s]
 
 Like for like: the same link, cycle and real-time settings (both take ecat's defaults:
 SCHED_FIFO 80, locked memory, 1 ns timer slack when permitted, or neither with --no-rt;
@@ -46,6 +46,7 @@ def run_cli(a) -> tuple:
         out = Path(d) / "run.json"
         argv = [a.ecat, "run", "-i", a.link, "--cycle", a.cycle, "--duration", a.duration,
                 "--profile", "hold", "--json", str(out)] + (["--no-rt"] if a.no_rt else [])
+        argv += ["--cpu", str(a.cpu)] if a.cpu is not None else []
         p = subprocess.run(argv, capture_output=True, text=True)
         if p.returncode != 0:
             raise SystemExit(f"$ {' '.join(argv)}\nfailed (exit {p.returncode}):\n{p.stdout[-2000:]}{p.stderr[-2000:]}")
@@ -58,7 +59,7 @@ def run_python(a, seconds: float) -> tuple:
     with ecat.MainDevice(a.link) as md:
         md.scan()
         rt = md.activate(cycle=a.cycle, start=False)
-        notes = rt.start(realtime=not a.no_rt)
+        notes = rt.start(realtime=not a.no_rt, cpu=a.cpu)
         time.sleep(seconds)
         rt.stop()
         return rt.perf(), ", ".join(notes)
@@ -111,6 +112,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--ecat", default=os.environ.get("ECAT_BIN") or str(REPO / "target/release/ecat"))
     ap.add_argument("--no-rt", action="store_true", help="no SCHED_FIFO / locked memory for either")
+    ap.add_argument("--cpu", type=int, help="pin both cycle threads to this CPU")
     ap.add_argument("--python-loop", default="5s", help="how long to run the Python loop (0: skip)")
     a = ap.parse_args()
     if not os.access(a.ecat, os.X_OK):
@@ -153,7 +155,7 @@ def main() -> int:
           f"{', '.join(f'{x:.2f}' for x in per_round)}); target within 1.1x: {'met' if med <= 1.1 else 'NOT met'}")
     print(f"load average at the start {load0[0]:.1f}, at the end {os.getloadavg()[0]:.1f}")
 
-    loop = ecat.parse_duration(a.python_loop) / 1e9
+    loop = 0.0 if a.python_loop.strip() in ("0", "") else ecat.parse_duration(a.python_loop) / 1e9
     if loop > 0:
         python_loop(a, loop)
     return 0
