@@ -79,19 +79,17 @@ def veth_pair():
 SCRIPTS = Path(__file__).parent / "pysoem_scripts"
 
 
-def run_script(name: str, ifname: str, tmp: Path, soem: bool) -> str:
+def run_script(name: str, ifname: str, tmp: Path, soem: bool) -> subprocess.CompletedProcess:
     """Run a pysoem-style script as `python SCRIPT IFNAME`: as written (ecat.pysoem), or,
     with `soem`, with its one import line turned back into `import pysoem` (the real one,
-    SOEM underneath). Returns stdout; a failure shows both streams."""
+    SOEM underneath)."""
     path = SCRIPTS / name
     if soem:
         text = path.read_text()
         assert text.count("import ecat.pysoem as pysoem\n") == 1, name
         path = tmp / f"soem_{name}"
         path.write_text(text.replace("import ecat.pysoem as pysoem\n", "import pysoem\n"))
-    p = subprocess.run([sys.executable, str(path), ifname], capture_output=True, text=True, timeout=120)
-    assert p.returncode == 0, f"{'pysoem' if soem else 'ecat.pysoem'} {name} failed:\n{p.stdout}\n{p.stderr}"
-    return p.stdout
+    return subprocess.run([sys.executable, str(path), ifname], capture_output=True, text=True, timeout=120)
 
 
 def comparable(name: str, out: str) -> str:
@@ -150,15 +148,18 @@ def test_pysoem_scripts_over_veth_match_pysoem(veth_ns, tmp_path, network, scrip
         pytest.fail("pysoem is not installed (scripts/test.sh installs it from tests/oracle/requirements.txt)")
     try:
         for name in scripts:
-            ours = run_script(name, veth_ns.host_if, tmp_path, soem=False)
+            p = run_script(name, veth_ns.host_if, tmp_path, soem=False)
+            assert p.returncode == 0, f"ecat.pysoem {name} failed:\n{p.stdout}\n{p.stderr}"
+            ours = p.stdout
             check(name, ours)
             if not have_soem:
                 continue
             # SOEM's short mailbox timeouts (20 ms to hand a request over) now and then cut
-            # an SDO Information listing short on this loaded machine: the oracle gets
-            # three tries; ecat.pysoem got one.
+            # an SDO Information listing short on this loaded machine, or fail it: the oracle
+            # gets three tries; ecat.pysoem got one.
             for attempt in range(3):
-                theirs = run_script(name, veth_ns.host_if, tmp_path, soem=True)
+                p = run_script(name, veth_ns.host_if, tmp_path, soem=True)
+                theirs = p.stdout + (f"(exit {p.returncode})\n{p.stderr}" if p.returncode else "")
                 a, b = comparable(name, ours), comparable(name, theirs)
                 if a == b:
                     break
