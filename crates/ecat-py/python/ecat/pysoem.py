@@ -13,7 +13,10 @@ raise ``NotSupportedError`` naming them. Emergencies reach the callbacks of
 ``add_emergency_callback`` after ``config_map``, from ``receive_processdata`` or an SDO call,
 as soon as ecat's runtime has read them from the slave's mailbox (cyclically where it polls
 mailboxes, otherwise during the slave's next SDO transfer); before ``config_map`` they are
-not delivered.
+not delivered. States are what the slaves report: simple terminals that copy AL control into
+AL status show the acknowledge bit of the request they got, and ecat requests PREOP without
+it and INIT with it (SOEM's config_init the other way round), so such a slave reads 0x02
+after ``config_init`` here (0x12 with pysoem) and 0x11 after INIT (0x01).
 """
 
 from __future__ import annotations
