@@ -88,7 +88,7 @@ impl CycleOptions {
                 "SCHED_FIFO priority {prio} is out of range: use 1..99"
             )));
         }
-        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cpus = online_cpus();
         if let Some(cpu) = self.cpu.filter(|&c| c >= cpus) {
             return Err(Error::Invalid(format!(
                 "CPU {cpu} does not exist: this machine has CPUs 0..{}",
@@ -101,6 +101,18 @@ impl CycleOptions {
             ));
         }
         Ok(())
+    }
+}
+
+/// CPUs of the machine (online), not of the calling thread's affinity mask: a thread
+/// already pinned to CPU 1 must still accept `--cpu 1`.
+fn online_cpus() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    if n > 0 {
+        n as usize
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
     }
 }
 
@@ -160,10 +172,8 @@ pub fn realtime_setup(opts: &CycleOptions) -> Result<Vec<String>> {
     opts.validate()?;
     let mut notes = Vec::new();
     if let Some(cpu) = opts.cpu {
-        let n = std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1);
-        if cpu >= n.max(libc::CPU_SETSIZE as usize) || cpu >= n {
+        let n = online_cpus();
+        if cpu >= n || cpu >= libc::CPU_SETSIZE as usize {
             return Err(Error::Invalid(format!(
                 "CPU {cpu} does not exist: this machine has CPUs 0..{}",
                 n - 1
@@ -380,6 +390,33 @@ mod tests {
             period_ns,
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn a_thread_already_pinned_accepts_its_own_cpu_and_the_others() {
+        let last = online_cpus() - 1;
+        std::thread::spawn(move || {
+            // SAFETY: plain data; `last` is below CPU_SETSIZE on any machine this runs on.
+            unsafe {
+                let mut set: libc::cpu_set_t = std::mem::zeroed();
+                libc::CPU_SET(last, &mut set);
+                libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set);
+            }
+            for cpu in 0..=last {
+                let opts = CycleOptions {
+                    cpu: Some(cpu),
+                    ..Default::default()
+                };
+                assert!(opts.validate().is_ok(), "CPU {cpu} refused when pinned");
+            }
+            let beyond = CycleOptions {
+                cpu: Some(last + 1),
+                ..Default::default()
+            };
+            assert!(beyond.validate().is_err());
+        })
+        .join()
+        .unwrap();
     }
 
     #[test]
