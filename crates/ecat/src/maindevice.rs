@@ -240,7 +240,7 @@ impl MainDevice {
     /// PREOP on).
     pub fn sdo(&mut self, position: usize, op: SdoOp) -> Result<Vec<u8>> {
         let area = self.coe_mailbox(position)?;
-        let what = op.describe();
+        let what = format!("SDO {}", op.describe());
         let who = self.subdevices[position].who();
         let no_answer = |e: Error| match e {
             Error::Wkc { .. } | Error::Timeout { .. } => Error::Mailbox {

@@ -1,17 +1,26 @@
-//! SDO requests from any thread while the bus is cycling.
+//! Mailbox requests from any thread while the bus is cycling, for every protocol.
 //!
-//! An application thread holds an [`SdoClient`] (cheap to clone, `Send`) and submits requests
-//! into a bounded queue; each returns a [`Pending`] to poll or wait on. The cyclic runtime calls
-//! [`SdoService::poll`] once per cycle: it takes new requests, runs at most one transfer per
-//! SubDevice at a time (further requests to the same SubDevice wait their turn, in order) and
-//! gives each running transfer at most one datagram per cycle in the acyclic frame, so the
-//! cyclic frames are never delayed or displaced by SDO traffic.
+//! An application thread holds a [`MailboxClient`] (cheap to clone, `Send`; also known as
+//! [`SdoClient`]) and submits requests ([`MailboxOp`]: SDO, and the other protocols) into a
+//! bounded queue; each returns a [`Pending`] to poll or wait on. The cyclic runtime calls
+//! [`MailboxService::poll`] once per cycle: it takes new requests, runs at most one transfer
+//! per SubDevice at a time (further requests to the same SubDevice wait their turn, in order)
+//! and lets each running transfer put at most two datagrams into the acyclic frame, so the
+//! cyclic frames are never delayed or displaced by mailbox traffic.
+//!
+//! What the cyclic frames say of each SubDevice's SM1 ("mailbox full", see
+//! [`crate::runtime`]) steers the transfers ([`Sm1`]) and, while a SubDevice has no transfer,
+//! makes the service read a message it sent on its own: CoE emergencies go to the per-SubDevice
+//! queues ([`Emergencies`]) at any time, not only during transfers. An observation counts only
+//! if its cyclic frame was sent after the SubDevice's mailbox was last accessed.
 
-use super::exchange::MailboxArea;
-use super::job::SdoJob;
+use super::emergency::Emergencies;
+use super::exchange::{MailboxArea, Sm1};
+use super::job::MailboxJob;
+use super::op::MailboxOp;
 use super::sdo::SdoOp;
 use crate::error::{Error, Result, Who};
-use crate::frame::{FrameEngine, Handle, Status};
+use crate::frame::FrameEngine;
 use ecat_wire::coe::EmergencyRepr;
 use std::collections::VecDeque;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
@@ -53,38 +62,41 @@ impl Pending {
 
 struct Request {
     position: usize,
-    op: SdoOp,
+    op: MailboxOp,
     reply: Arc<Reply>,
 }
 
-/// Submits SDO requests to a cycling runtime from any thread.
+/// Submits mailbox requests to a cycling runtime from any thread.
 #[derive(Clone)]
-pub struct SdoClient {
+pub struct MailboxClient {
     tx: SyncSender<Request>,
 }
 
-impl std::fmt::Debug for SdoClient {
+/// The former name of [`MailboxClient`].
+pub type SdoClient = MailboxClient;
+
+impl std::fmt::Debug for MailboxClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("SdoClient")
+        f.write_str("MailboxClient")
     }
 }
 
-impl SdoClient {
+impl MailboxClient {
     /// Queue `op` for the SubDevice at `position`.
-    pub fn submit(&self, position: usize, op: SdoOp) -> Result<Pending> {
+    pub fn submit(&self, position: usize, op: impl Into<MailboxOp>) -> Result<Pending> {
         let reply = Arc::new(Reply::default());
         let r = Request {
             position,
-            op,
+            op: op.into(),
             reply: reply.clone(),
         };
         match self.tx.try_send(r) {
             Ok(()) => Ok(Pending { reply }),
             Err(TrySendError::Full(_)) => Err(Error::Invalid(format!(
-                "the SDO queue is full ({QUEUE_DEPTH} requests waiting); wait for answers before sending more"
+                "the mailbox request queue is full ({QUEUE_DEPTH} requests waiting); wait for answers before sending more"
             ))),
             Err(TrySendError::Disconnected(_)) => {
-                Err(Error::Invalid("the cyclic runtime has stopped; SDO requests are no longer served".into()))
+                Err(Error::Invalid("the cyclic runtime has stopped; mailbox requests are no longer served".into()))
             }
         }
     }
@@ -121,29 +133,42 @@ impl SdoClient {
     }
 }
 
-struct Running {
-    job: SdoJob,
-    reply: Arc<Reply>,
-    handle: Option<Handle>,
+/// A mailbox SubDevice the service serves: identity, mailbox, protocols (SII word 0x1C).
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// Who it is.
+    pub who: Who,
+    /// Its standard mailbox, if any.
+    pub area: Option<MailboxArea>,
+    /// Supported mailbox protocols (bit 2 CoE, 3 FoE, 4 SoE, 1 EoE, 0x20 VoE ...).
+    pub protocols: u16,
 }
 
-/// Serves [`SdoClient`] requests inside the cyclic runtime. See the module documentation.
-pub struct SdoService {
+struct Running {
+    job: MailboxJob,
+    /// `None` for a listening job (nobody waits for it).
+    reply: Option<Arc<Reply>>,
+}
+
+/// Serves [`MailboxClient`] requests inside the cyclic runtime. See the module documentation.
+pub struct MailboxService {
     rx: Receiver<Request>,
-    client: SdoClient,
-    targets: Vec<(Who, Option<MailboxArea>)>,
+    client: MailboxClient,
+    targets: Vec<Target>,
     running: Vec<Option<Running>>,
     waiting: Vec<VecDeque<Request>>,
-    /// CoE emergencies that arrived during transfers: (position, message), oldest first.
-    emergencies: VecDeque<(usize, EmergencyRepr)>,
+    /// Cycle of each SubDevice's last SM0 write or SM1 read.
+    last_access: Vec<u64>,
+    emergencies: Emergencies,
+    unsolicited: u64,
 }
 
-/// Emergencies kept until taken (older ones are dropped first).
-pub const MAX_EMERGENCIES: usize = 256;
+/// The former name of [`MailboxService`].
+pub type SdoService = MailboxService;
 
-impl std::fmt::Debug for SdoService {
+impl std::fmt::Debug for MailboxService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SdoService")
+        f.debug_struct("MailboxService")
             .field("subdevices", &self.targets.len())
             .finish()
     }
@@ -156,29 +181,67 @@ fn complete(reply: &Reply, r: Result<Vec<u8>>) {
     }
 }
 
-impl SdoService {
-    /// A service for SubDevices with these identities and CoE mailboxes (by position).
-    pub fn new(targets: Vec<(Who, Option<MailboxArea>)>) -> SdoService {
+/// Names of the protocols in an SII mailbox protocol word.
+fn protocol_names(bits: u16) -> String {
+    let names: Vec<&str> = [
+        (0x01, "AoE"),
+        (0x02, "EoE"),
+        (0x04, "CoE"),
+        (0x08, "FoE"),
+        (0x10, "SoE"),
+        (0x20, "VoE"),
+    ]
+    .iter()
+    .filter(|(b, _)| bits & b != 0)
+    .map(|(_, n)| *n)
+    .collect();
+    if names.is_empty() {
+        "none".into()
+    } else {
+        names.join(", ")
+    }
+}
+
+impl MailboxService {
+    /// A service for these SubDevices (by position).
+    pub fn new(targets: Vec<Target>) -> MailboxService {
         let (tx, rx) = sync_channel(QUEUE_DEPTH);
         let n = targets.len();
-        SdoService {
+        MailboxService {
             rx,
-            client: SdoClient { tx },
+            client: MailboxClient { tx },
             targets,
             running: (0..n).map(|_| None).collect(),
             waiting: (0..n).map(|_| VecDeque::new()).collect(),
-            emergencies: VecDeque::with_capacity(MAX_EMERGENCIES),
+            last_access: vec![0; n],
+            emergencies: Emergencies::new(n),
+            unsolicited: 0,
         }
     }
 
     /// A client to submit requests with.
-    pub fn client(&self) -> SdoClient {
+    pub fn client(&self) -> MailboxClient {
         self.client.clone()
     }
 
-    /// The oldest CoE emergency received while serving transfers: (position, message).
+    /// The oldest CoE emergency of any SubDevice: (position, message).
     pub fn take_emergency(&mut self) -> Option<(usize, EmergencyRepr)> {
-        self.emergencies.pop_front()
+        self.emergencies.take()
+    }
+
+    /// The oldest CoE emergency of the SubDevice at `position`.
+    pub fn take_emergency_of(&mut self, position: usize) -> Option<EmergencyRepr> {
+        self.emergencies.take_of(position)
+    }
+
+    /// The emergency queues.
+    pub fn emergencies(&self) -> &Emergencies {
+        &self.emergencies
+    }
+
+    /// Messages SubDevices sent on their own that no protocol client took (counted, dropped).
+    pub fn unsolicited(&self) -> u64 {
+        self.unsolicited
     }
 
     /// True if a transfer is running or waiting for the SubDevice at `position`.
@@ -187,93 +250,112 @@ impl SdoService {
             || self.waiting.get(position).is_some_and(|w| !w.is_empty())
     }
 
-    /// One cycle's work. `counters` are the SubDevices' mailbox counters; `blocked[p]` is true
-    /// while the supervisor itself uses SubDevice p's mailbox.
+    fn admit(&mut self, req: Request) {
+        let Some(t) = self.targets.get(req.position) else {
+            let n = self.targets.len();
+            return complete(
+                &req.reply,
+                Err(Error::NotFound(format!(
+                    "there is no SubDevice at position {}; the bus has {n}",
+                    req.position
+                ))),
+            );
+        };
+        let bit = req.op.protocol_bit();
+        if t.area.is_some() && t.protocols & bit != 0 {
+            return self.waiting[req.position].push_back(req);
+        }
+        let e = match req.op {
+            MailboxOp::Sdo(_) => Error::NoCoe {
+                who: t.who.clone(),
+                protocols: protocol_names(t.protocols),
+            },
+            #[allow(unreachable_patterns)]
+            _ => Error::Invalid(format!(
+                "{} cannot serve the {}: its mailbox protocols are {}",
+                t.who,
+                req.op.describe(),
+                protocol_names(t.protocols)
+            )),
+        };
+        complete(&req.reply, Err(e));
+    }
+
+    /// One cycle's work (`cycle` numbers the acyclic frame this goes into). `counters` are
+    /// the SubDevices' mailbox counters; `blocked(p)` is true while the supervisor itself
+    /// uses SubDevice p's mailbox; `sm1(p)` is the last cyclic observation of its SM1 "mailbox
+    /// full" bit with the cycle whose frame carried it, if its status bit is mapped.
     pub fn poll(
         &mut self,
         engine: &mut FrameEngine,
         now: u64,
+        cycle: u64,
         counters: &mut [u8],
         blocked: impl Fn(usize) -> bool,
+        sm1: impl Fn(usize) -> Option<(bool, u64)>,
     ) {
         while let Ok(req) = self.rx.try_recv() {
-            match self.targets.get(req.position) {
-                None => complete(
-                    &req.reply,
-                    Err(Error::NotFound(format!(
-                        "there is no SubDevice at position {}; the bus has {}",
-                        req.position,
-                        self.targets.len()
-                    ))),
-                ),
-                Some((who, None)) => complete(
-                    &req.reply,
-                    Err(Error::NoCoe {
-                        who: who.clone(),
-                        protocols: "none with CoE".into(),
-                    }),
-                ),
-                Some(_) => self.waiting[req.position].push_back(req),
-            }
+            self.admit(req);
         }
         let n = self.targets.len();
         for (p, counter) in counters.iter_mut().enumerate().take(n) {
-            if self.running[p].is_none() && !blocked(p) {
-                if let Some(req) = self.waiting[p].pop_front() {
-                    let (who, area) = &self.targets[p];
-                    let Some(area) = *area else { continue };
-                    let job = SdoJob::new(who.clone(), area, req.op, *counter, now);
-                    self.running[p] = Some(Running {
-                        job,
-                        reply: req.reply,
-                        handle: None,
-                    });
+            let seen = match sm1(p) {
+                Some((full, at)) if at > self.last_access[p] => {
+                    if full {
+                        Sm1::Full
+                    } else {
+                        Sm1::Empty
+                    }
                 }
-            }
-            let Some(r) = self.running[p].as_mut() else {
-                continue;
+                _ => Sm1::Unknown,
             };
-            if let Some(h) = r.handle {
-                match engine.status(h) {
-                    Status::Pending => continue,
-                    Status::Done => {
-                        let (data, wkc) = engine
-                            .response(h)
-                            .map(|(d, w)| (d.to_vec(), w))
-                            .unwrap_or_default();
-                        engine.release(h);
-                        r.handle = None;
-                        r.job.answer(&data, wkc, now);
-                    }
-                    Status::Failed | Status::Stale => {
-                        engine.release(h);
-                        r.handle = None;
-                        r.job.answer(&[], 0, now);
-                    }
+            // A transfer that ends this cycle makes room for the next one in the same frame.
+            for _ in 0..2 {
+                if self.running[p].is_none() && !blocked(p) {
+                    self.start(p, *counter, seen, now);
                 }
-            }
-            if !r.job.is_done() {
-                if let Some((cmd, adp, ado, data)) = r.job.next_datagram(now) {
-                    if let Ok(h) =
-                        engine.submit_with(cmd, adp as u32 | (ado as u32) << 16, &data, 0)
-                    {
-                        r.handle = Some(h);
-                    }
+                let Some(r) = self.running[p].as_mut() else {
+                    break;
+                };
+                if r.job.drive(engine, now, seen) {
+                    self.last_access[p] = cycle;
                 }
-            }
-            if r.job.is_done() {
+                if !r.job.is_done() {
+                    break;
+                }
                 *counter = r.job.counter();
-                if let Some(mut done) = self.running[p].take() {
-                    for e in done.job.take_emergencies() {
-                        if self.emergencies.len() == MAX_EMERGENCIES {
-                            self.emergencies.pop_front();
-                        }
-                        self.emergencies.push_back((p, e));
-                    }
-                    if let Some(res) = done.job.take_result() {
-                        complete(&done.reply, res);
-                    }
-                }
+                self.finish(p);
+            }
+        }
+    }
+
+    /// Start the next request for SubDevice `p`, or a read of a message it sent on its own.
+    fn start(&mut self, p: usize, counter: u8, seen: Sm1, now: u64) {
+        let Some(area) = self.targets[p].area else {
+            return;
+        };
+        let who = self.targets[p].who.clone();
+        if let Some(req) = self.waiting[p].pop_front() {
+            let job = MailboxJob::new(who, area, req.op, counter, now);
+            self.running[p] = Some(Running {
+                job,
+                reply: Some(req.reply),
+            });
+        } else if seen == Sm1::Full {
+            let job = MailboxJob::listen(who, area, counter, now);
+            self.running[p] = Some(Running { job, reply: None });
+        }
+    }
+
+    /// Hand out what the finished transfer of SubDevice `p` brought.
+    fn finish(&mut self, p: usize) {
+        if let Some(mut done) = self.running[p].take() {
+            for e in done.job.take_emergencies() {
+                self.emergencies.push(p, e);
+            }
+            self.unsolicited += done.job.take_unsolicited().len() as u64;
+            if let (Some(res), Some(reply)) = (done.job.take_result(), done.reply) {
+                complete(&reply, res);
             }
         }
     }
