@@ -486,7 +486,10 @@ impl Runtime {
             let now = self.clock.now_ns();
             self.dispatch(n, now);
         }
-        self.engine.poll_timeouts(self.clock.now_ns());
+        let now = self.clock.now_ns();
+        self.engine.poll_timeouts(now);
+        self.sdo
+            .collect(&mut self.engine, now, &mut self.mailbox_counters);
         Ok(())
     }
 

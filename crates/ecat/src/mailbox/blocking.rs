@@ -44,7 +44,8 @@ pub fn finish(bus: &mut Bus, job: &mut MailboxJob) -> Result<Vec<u8>> {
         for kind in plan.into_iter().flatten() {
             let (cmd, adp, ado, data) = job.datagram(kind);
             let (d, wkc) = bus.transact(cmd, adp, ado, data)?;
-            empty = wkc == 0 || kind == StepKind::Status && d.first().is_some_and(|s| s & 0x08 == 0);
+            empty =
+                wkc == 0 || kind == StepKind::Status && d.first().is_some_and(|s| s & 0x08 == 0);
             job.answer(kind, &d, wkc, bus.now());
         }
         if waiting && empty && !job.is_done() {

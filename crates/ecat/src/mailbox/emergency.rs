@@ -110,6 +110,10 @@ mod tests {
             q.push(1, emcy(i));
         }
         assert_eq!((q.len(), q.dropped()), (PER_SUBDEVICE, 5));
-        assert_eq!(q.take().map(|(_, e)| e.error_code), Some(5), "oldest dropped first");
+        assert_eq!(
+            q.take().map(|(_, e)| e.error_code),
+            Some(5),
+            "oldest dropped first"
+        );
     }
 }

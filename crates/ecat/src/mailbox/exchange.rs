@@ -126,10 +126,17 @@ pub type Plan = [Option<StepKind>; 2];
 enum State {
     Write,
     /// Waiting for the answer: reads tried so far, and whether the status byte said full.
-    Wait { tries: u8, full: bool },
+    Wait {
+        tries: u8,
+        full: bool,
+    },
     RepeatRead,
-    RepeatWrite { activate: u8 },
-    RepeatWait { want: bool },
+    RepeatWrite {
+        activate: u8,
+    },
+    RepeatWait {
+        want: bool,
+    },
     Done,
     Failed,
 }
@@ -526,7 +533,10 @@ mod tests {
         x.answer(RepeatRead, &[0x01], 1);
         assert_eq!(one(&mut x, 2001, Sm1::Empty), RepeatWrite);
         let s = x.step(RepeatWrite);
-        assert_eq!((s.command, s.ado, s.data), (Command::Fpwr, 0x080E, &[0x03][..]));
+        assert_eq!(
+            (s.command, s.ado, s.data),
+            (Command::Fpwr, 0x080E, &[0x03][..])
+        );
         x.answer(RepeatWrite, &[], 1);
         assert_eq!(one(&mut x, 2002, Sm1::Empty), RepeatWait);
         assert_eq!(x.step(RepeatWait).ado, 0x080F);

@@ -182,11 +182,15 @@ impl MailboxJob {
         self.settle(now);
     }
 
-    /// One cycle on the acyclic frame engine: take the answers to last cycle's datagrams
-    /// (waits while one is still in flight), then submit this cycle's. Returns true if
-    /// SM0 was written or SM1 read this cycle (what the cyclic SM1 status showed before is
-    /// stale then).
+    /// One cycle on the acyclic frame engine: [`MailboxJob::collect`] then
+    /// [`MailboxJob::submit`]. Returns what `submit` returns.
     pub fn drive(&mut self, engine: &mut FrameEngine, now: u64, sm1: Sm1) -> bool {
+        self.collect(engine, now) && self.submit(engine, now, sm1)
+    }
+
+    /// Take the answers to the datagrams in flight from the engine, if all have come.
+    /// Returns false while one is still in flight.
+    pub fn collect(&mut self, engine: &mut FrameEngine, now: u64) -> bool {
         if self
             .inflight
             .iter()
@@ -208,6 +212,16 @@ impl MailboxJob {
             engine.release(h);
         }
         self.settle(now);
+        true
+    }
+
+    /// Submit this cycle's datagrams (after [`MailboxJob::collect`] said none is in flight).
+    /// Returns true if SM0 was written or SM1 read (what the cyclic SM1 status showed before
+    /// is stale then).
+    pub fn submit(&mut self, engine: &mut FrameEngine, now: u64, sm1: Sm1) -> bool {
+        if self.inflight.iter().any(|s| s.is_some()) {
+            return false;
+        }
         let mut sent = false;
         for (i, kind) in self.plan(now, sm1).into_iter().enumerate() {
             let Some(kind) = kind else { continue };

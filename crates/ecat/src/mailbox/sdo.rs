@@ -13,6 +13,8 @@
 //!
 //! Mailbox counters (1..7) are the caller's; every request message gets the next one.
 
+use super::transfer::{message, Failure, Transfer};
+use ecat_wire::coe::info::SdoInfoHeaderRepr;
 use ecat_wire::coe::info::{
     emit_entry_description_request, emit_object_description_request, emit_od_list_request,
     parse_info, OdListType, SdoInfo,
@@ -21,8 +23,6 @@ use ecat_wire::coe::sdo::{
     emit_download_segment, emit_expedited_download, emit_normal_download, emit_upload_request,
     emit_upload_segment_request, max_initiate_data, max_segment_data, parse_response, SdoResponse,
 };
-use super::transfer::{message, Failure, Transfer};
-use ecat_wire::coe::info::SdoInfoHeaderRepr;
 use ecat_wire::coe::{parse_coe, SdoAbortCode};
 use ecat_wire::mailbox::MailboxType;
 
@@ -357,9 +357,9 @@ impl SdoTransfer {
             // A further fragment: only the info header is structured.
             return match parse_coe(msg).map(|(_, _, b)| (SdoInfoHeaderRepr::parse(b), b)) {
                 Ok((Ok(h), b)) if h.opcode == ecat_wire::coe::info::SdoInfoOpcode::Error => {
-                    let code = b.get(4..8).map_or(0, |c| {
-                        u32::from_le_bytes(c.try_into().unwrap_or([0; 4]))
-                    });
+                    let code = b
+                        .get(4..8)
+                        .map_or(0, |c| u32::from_le_bytes(c.try_into().unwrap_or([0; 4])));
                     self.fail(Failure::Abort(SdoAbortCode(code)))
                 }
                 Ok((Ok(h), b)) => {

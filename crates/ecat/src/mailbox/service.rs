@@ -329,11 +329,31 @@ impl MailboxService {
         }
     }
 
+    /// Take the answers that came back (call after receiving frames): transfers that end
+    /// complete now, so the application sees the result in this cycle.
+    pub fn collect(&mut self, engine: &mut FrameEngine, now: u64, counters: &mut [u8]) {
+        for p in 0..self.running.len() {
+            let Some(r) = self.running[p].as_mut() else {
+                continue;
+            };
+            r.job.collect(engine, now);
+            if r.job.is_done() {
+                if let Some(c) = counters.get_mut(p) {
+                    *c = r.job.counter();
+                }
+                self.finish(p);
+            }
+        }
+    }
+
     /// Start the next request for SubDevice `p`, or a read of a message it sent on its own.
     fn start(&mut self, p: usize, counter: u8, seen: Sm1, now: u64) {
         let Some(area) = self.targets[p].area else {
             return;
         };
+        if self.waiting[p].is_empty() && seen != Sm1::Full {
+            return; // the common case, every cycle: nothing to do (and nothing allocated)
+        }
         let who = self.targets[p].who.clone();
         if let Some(req) = self.waiting[p].pop_front() {
             let job = MailboxJob::new(who, area, req.op, counter, now);
