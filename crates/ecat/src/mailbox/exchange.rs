@@ -154,6 +154,8 @@ pub struct Exchange {
     accepts: u16,
     /// Listening: end after one read, whatever it brings.
     once: bool,
+    /// Posting: end once SM0 took the message.
+    post: bool,
     scratch: [u8; 1],
     response: Vec<u8>,
     emergencies: Vec<EmergencyRepr>,
@@ -183,12 +185,20 @@ impl Exchange {
             repeated: false,
             accepts,
             once: false,
+            post: false,
             scratch: [0],
             response: Vec::new(),
             emergencies: Vec::new(),
             unsolicited: Vec::new(),
             error: None,
         }
+    }
+
+    /// Write `message` and end once the SubDevice's SM0 took it (no answer awaited).
+    pub fn post(area: MailboxArea, message: &[u8], now: u64, timeout_ns: u64) -> Exchange {
+        let mut e = Exchange::new(area, message, 0, now, timeout_ns);
+        e.post = true;
+        e
     }
 
     /// Only wait for the next message (no request), e.g. a further fragment.
@@ -321,7 +331,10 @@ impl Exchange {
         match (kind, self.state) {
             (_, State::Done | State::Failed) => {}
             (StepKind::Write, State::Write) => {
-                if wkc == 1 {
+                if wkc == 1 && self.post {
+                    self.response.clear();
+                    self.state = State::Done;
+                } else if wkc == 1 {
                     self.state = State::Wait {
                         tries: 0,
                         full: false,

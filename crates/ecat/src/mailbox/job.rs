@@ -39,6 +39,8 @@ pub struct MailboxJob {
     inflight: [Option<(StepKind, Handle)>; 2],
     /// Listening only (one read of SM1), no transfer behind.
     listening: bool,
+    /// The exchange posts a message (no answer awaited).
+    posting: bool,
 }
 
 /// The former name of [`MailboxJob`] (it carries SDO transfers and every other protocol).
@@ -75,6 +77,7 @@ impl MailboxJob {
             unsolicited: Vec::new(),
             inflight: [None, None],
             listening: false,
+            posting: false,
         };
         job.follow(first, now);
         job
@@ -115,7 +118,9 @@ impl MailboxJob {
 
     fn follow(&mut self, next: Next, now: u64) {
         let (accepts, timeout) = (self.accepts(), self.transfer.timeout_ns());
+        self.posting = matches!(next, Next::Post(_));
         match next {
+            Next::Post(msg) => self.exchange = Exchange::post(self.area, &msg, now, timeout),
             Next::Send(msg) => {
                 self.exchange = Exchange::new(self.area, &msg, accepts, now, timeout)
             }
@@ -249,6 +254,10 @@ impl MailboxJob {
         };
         match r {
             Ok(_) if self.listening => self.result = Some(Ok(Vec::new())),
+            Ok(_) if self.posting => {
+                let next = self.transfer.on_posted();
+                self.follow(next, now);
+            }
             Ok(msg) => {
                 let msg = msg.to_vec();
                 let next = self.transfer.on_response(&msg);

@@ -1,7 +1,7 @@
 //! Mailbox communication with SubDevices, one engine for every protocol: the transport over
 //! SM0/SM1 ([`exchange`]), the protocol-agnostic transfer interface ([`transfer`]) and the
 //! requests ([`op`]), the job that steps one transfer ([`job`]), and the protocol clients
-//! (CoE SDO: [`sdo`]).
+//! (CoE SDO: [`sdo`], FoE: [`foe`], SoE: [`soe`], VoE: [`voe`]).
 //!
 //! All are sans-IO state machines; [`blocking`] drives a job over the configuration-phase
 //! [`crate::bus::Bus`], and the cyclic [`crate::runtime::Runtime`] drives the same jobs through
@@ -13,8 +13,11 @@
 pub mod blocking;
 pub mod emergency;
 pub mod exchange;
+pub mod foe;
 pub mod job;
 pub mod op;
 pub mod sdo;
 pub mod service;
+pub mod soe;
 pub mod transfer;
+pub mod voe;

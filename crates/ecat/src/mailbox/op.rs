@@ -3,27 +3,44 @@
 //! [`Transfer`], which the one mailbox engine ([`super::job`]) carries.
 
 use super::exchange::MailboxArea;
+use super::foe::{FoeOp, FoeTransfer};
 use super::sdo::{SdoOp, SdoTransfer};
+use super::soe::{SoeOp, SoeTransfer};
 use super::transfer::Transfer;
+use super::voe::{VoeOp, VoeTransfer};
 
 /// A request to a SubDevice's mailbox.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MailboxOp {
     /// CoE: SDO upload, download or SDO Information.
     Sdo(SdoOp),
+    /// FoE: file read or write.
+    Foe(FoeOp),
+    /// SoE: IDN read or write.
+    Soe(SoeOp),
+    /// VoE: vendor-specific messages.
+    Voe(VoeOp),
 }
 
-impl From<SdoOp> for MailboxOp {
-    fn from(op: SdoOp) -> Self {
-        MailboxOp::Sdo(op)
-    }
+macro_rules! from_op {
+    ($($t:ident => $v:ident),*) => {$(
+        impl From<$t> for MailboxOp {
+            fn from(op: $t) -> Self {
+                MailboxOp::$v(op)
+            }
+        }
+    )*};
 }
+from_op!(SdoOp => Sdo, FoeOp => Foe, SoeOp => Soe, VoeOp => Voe);
 
 impl MailboxOp {
     /// Short description with the protocol, e.g. `SDO upload 0x1018:01`.
     pub fn describe(&self) -> String {
         match self {
             MailboxOp::Sdo(op) => format!("SDO {}", op.describe()),
+            MailboxOp::Foe(op) => op.describe(),
+            MailboxOp::Soe(op) => op.describe(),
+            MailboxOp::Voe(op) => op.describe(),
         }
     }
 
@@ -31,6 +48,9 @@ impl MailboxOp {
     pub fn protocol_bit(&self) -> u16 {
         match self {
             MailboxOp::Sdo(_) => 0x04,
+            MailboxOp::Foe(_) => 0x08,
+            MailboxOp::Soe(_) => 0x10,
+            MailboxOp::Voe(_) => 0x20,
         }
     }
 
@@ -39,6 +59,9 @@ impl MailboxOp {
     pub fn transfer(self, area: MailboxArea, counter: u8) -> Box<dyn Transfer> {
         match self {
             MailboxOp::Sdo(op) => Box::new(SdoTransfer::new(op, area.out.1, counter)),
+            MailboxOp::Foe(op) => Box::new(FoeTransfer::new(op, area, counter)),
+            MailboxOp::Soe(op) => Box::new(SoeTransfer::new(op, area, counter)),
+            MailboxOp::Voe(op) => Box::new(VoeTransfer::new(op, area, counter)),
         }
     }
 }

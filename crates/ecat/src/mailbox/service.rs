@@ -181,20 +181,13 @@ fn complete(reply: &Reply, r: Result<Vec<u8>>) {
     }
 }
 
-/// Names of the protocols in an SII mailbox protocol word.
+/// Names of the protocols in an SII mailbox protocol word, e.g. `CoE, FoE` (or `none`).
 fn protocol_names(bits: u16) -> String {
-    let names: Vec<&str> = [
-        (0x01, "AoE"),
-        (0x02, "EoE"),
-        (0x04, "CoE"),
-        (0x08, "FoE"),
-        (0x10, "SoE"),
-        (0x20, "VoE"),
-    ]
-    .iter()
-    .filter(|(b, _)| bits & b != 0)
-    .map(|(_, n)| *n)
-    .collect();
+    let names = crate::subdevice::MailboxInfo {
+        protocols: bits,
+        ..Default::default()
+    }
+    .protocol_names();
     if names.is_empty() {
         "none".into()
     } else {
@@ -270,7 +263,6 @@ impl MailboxService {
                 who: t.who.clone(),
                 protocols: protocol_names(t.protocols),
             },
-            #[allow(unreachable_patterns)]
             _ => Error::Invalid(format!(
                 "{} cannot serve the {}: its mailbox protocols are {}",
                 t.who,

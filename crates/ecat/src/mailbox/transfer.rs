@@ -25,6 +25,10 @@ pub enum Failure {
 pub enum Next {
     /// Send this mailbox message (header included) and wait for the answer.
     Send(Vec<u8>),
+    /// Write this message and go on without waiting for an answer, once SM0 took it
+    /// ([`Transfer::on_posted`] says what comes next): a final FoE acknowledge, SoE write
+    /// fragments, a VoE message.
+    Post(Vec<u8>),
     /// Wait for one more message without sending (e.g. a further fragment).
     Receive,
     /// Finished with these bytes (the read data; empty for a write).
@@ -40,6 +44,10 @@ pub trait Transfer: Send + std::fmt::Debug {
     /// Take an answer message (a whole mailbox message) and say what comes next. Messages of
     /// other protocols than the transfer's are not passed here (see [`Transfer::accepts`]).
     fn on_response(&mut self, msg: &[u8]) -> Next;
+    /// What comes after a [`Next::Post`]ed message was taken by the SubDevice.
+    fn on_posted(&mut self) -> Next {
+        Next::Failed(Failure::Protocol("nothing follows a posted message".into()))
+    }
     /// The last mailbox counter used.
     fn counter(&self) -> u8;
     /// Short description for messages, with the protocol, e.g. `SDO upload 0x1018:01`.
@@ -50,6 +58,18 @@ pub trait Transfer: Send + std::fmt::Debug {
     /// The time one answer may take (ns); FoE busy answers and SoE drives may need longer.
     fn timeout_ns(&self) -> u64 {
         super::job::MAILBOX_TIMEOUT_NS
+    }
+}
+
+/// Like [`message`], for a message to post (no answer awaited).
+pub fn post(
+    size: usize,
+    counter: &mut u8,
+    f: impl FnOnce(&mut [u8], u8) -> ecat_wire::Result<usize>,
+) -> Next {
+    match message(size, counter, f) {
+        Next::Send(m) => Next::Post(m),
+        other => other,
     }
 }
 
