@@ -11,7 +11,8 @@
 //!    mailbox header". Then the counter: a message whose counter is not 0 and equals the
 //!    previous message's counter is a duplicate (the MainDevice repeated it) and is dropped
 //!    without an answer. CoE goes to the device's CoE server when it has an object
-//!    dictionary; every other type → 0x0002 "protocol not supported".
+//!    dictionary, FoE/SoE/EoE/VoE to the servers of `crate::mbx` the SII announces (in BOOT
+//!    only FoE is served); every other type → 0x0002 "protocol not supported".
 //! 3. Answers (SDO responses, SDO Information fragments, error replies, emergencies) wait in
 //!    a queue; one is put into SM1 whenever it is empty, with the device's own counter
 //!    (1..7, then 1 again). Beyond [`OUTBOX_LIMIT`] queued messages the oldest is dropped.
@@ -23,7 +24,7 @@ use super::Esc;
 use crate::coe::Coe;
 use ecat_wire::al::AlState;
 use ecat_wire::coe::{emit_emergency, EmergencyRepr};
-use ecat_wire::mailbox::{emit_error_reply, next_counter, MailboxErrorCode};
+use ecat_wire::mailbox::{emit_error_reply, next_counter, MailboxErrorCode, MailboxType};
 use ecat_wire::register as reg;
 use std::collections::VecDeque;
 
@@ -111,8 +112,17 @@ impl Esc {
         self.mbx.last_in = counter;
         let state = self.al_status().state().unwrap_or(AlState::PreOp);
         let sm1 = self.sm(1).length as usize;
-        let answers = match self.coe.as_mut() {
-            Some(coe) if kind == 3 => coe.handle(state, msg, sm1),
+        let ctx = crate::mbx::MbxCtx {
+            state,
+            rx_size: self.sm(0).length as usize,
+            tx_size: sm1,
+        };
+        let kind = MailboxType::from_u8(kind);
+        let answers = match (self.coe.as_mut(), self.proto.as_mut(), kind) {
+            (Some(coe), _, Some(MailboxType::Coe)) if state != AlState::Boot => {
+                coe.handle(state, msg, sm1)
+            }
+            (_, Some(p), Some(k)) if p.serves(k) => p.handle(k, msg, &ctx),
             _ => Err(MailboxErrorCode::UNSUPPORTED_PROTOCOL),
         };
         match answers {
@@ -134,6 +144,9 @@ impl Esc {
                 };
                 if let Some(c) = self.coe.as_mut() {
                     c.close();
+                }
+                if let Some(p) = self.proto.as_mut() {
+                    p.close();
                 }
             }
             return;
