@@ -82,6 +82,41 @@ impl Emergencies {
     }
 }
 
+/// The CiA 301 class of an emergency error code (its high byte, or high nibble).
+pub fn error_class(code: u16) -> &'static str {
+    match code >> 8 {
+        0x00 => "error reset or no error",
+        0x10 => "generic error",
+        0x20..=0x2F => "current",
+        0x30..=0x3F => "voltage",
+        0x40..=0x4F => "temperature",
+        0x50 => "device hardware",
+        0x60..=0x6F => "device software",
+        0x70 => "additional modules",
+        0x80 => "monitoring",
+        0x81 => "communication",
+        0x82 => "protocol error",
+        0x86 => "monitoring (following error / limits)",
+        0x80..=0x8F => "monitoring",
+        0x90 => "external error",
+        0xF0 => "additional functions",
+        0xFF => "device specific",
+        _ => "unknown class",
+    }
+}
+
+/// One line for a user: `emergency 0x8611 (monitoring ...), error register 0x80, data 01 02 ..`.
+pub fn describe(e: &EmergencyRepr) -> String {
+    let data: Vec<String> = e.data.iter().map(|b| format!("{b:02X}")).collect();
+    format!(
+        "emergency 0x{:04X} ({}), error register 0x{:02X}, data {}",
+        e.error_code,
+        error_class(e.error_code),
+        e.error_register,
+        data.join(" ")
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
