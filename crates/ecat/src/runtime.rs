@@ -488,8 +488,12 @@ impl Runtime {
         }
         let now = self.clock.now_ns();
         self.engine.poll_timeouts(now);
-        self.sdo
-            .collect(&mut self.engine, now, &mut self.mailbox_counters);
+        self.sdo.collect(
+            &mut self.engine,
+            now,
+            self.cycle,
+            &mut self.mailbox_counters,
+        );
         Ok(())
     }
 

@@ -23,6 +23,7 @@ use crate::error::{Error, Result, Who};
 use crate::frame::FrameEngine;
 use ecat_wire::coe::EmergencyRepr;
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
@@ -34,6 +35,8 @@ pub const QUEUE_DEPTH: usize = 256;
 struct Reply {
     slot: Mutex<Option<Result<Vec<u8>>>>,
     done: Condvar,
+    /// Cycles sent by the runtime when the request completed (0: not yet).
+    cycle: AtomicU64,
 }
 
 /// The answer to a submitted request, once it comes.
@@ -46,6 +49,12 @@ impl Pending {
     /// The result if it has come (taken: a second call returns `None`).
     pub fn poll(&self) -> Option<Result<Vec<u8>>> {
         self.reply.slot.lock().ok()?.take()
+    }
+
+    /// The runtime's cycle count ([`crate::runtime::Runtime::cycle_count`]) when the request
+    /// completed, once it has (to measure latency in cycles).
+    pub fn completed_cycle(&self) -> Option<u64> {
+        Some(self.reply.cycle.load(Ordering::Acquire)).filter(|&c| c > 0)
     }
 
     /// Wait up to `timeout` for the result.
@@ -174,7 +183,8 @@ impl std::fmt::Debug for MailboxService {
     }
 }
 
-fn complete(reply: &Reply, r: Result<Vec<u8>>) {
+fn complete(reply: &Reply, r: Result<Vec<u8>>, cycle: u64) {
+    reply.cycle.store(cycle.max(1), Ordering::Release);
     if let Ok(mut s) = reply.slot.lock() {
         *s = Some(r);
         reply.done.notify_all();
@@ -252,6 +262,7 @@ impl MailboxService {
                     "there is no SubDevice at position {}; the bus has {n}",
                     req.position
                 ))),
+                0,
             );
         };
         let bit = req.op.protocol_bit();
@@ -270,7 +281,7 @@ impl MailboxService {
                 protocol_names(t.protocols)
             )),
         };
-        complete(&req.reply, Err(e));
+        complete(&req.reply, Err(e), 0);
     }
 
     /// One cycle's work (`cycle` numbers the acyclic frame this goes into). `counters` are
@@ -316,14 +327,14 @@ impl MailboxService {
                     break;
                 }
                 *counter = r.job.counter();
-                self.finish(p);
+                self.finish(p, cycle);
             }
         }
     }
 
     /// Take the answers that came back (call after receiving frames): transfers that end
     /// complete now, so the application sees the result in this cycle.
-    pub fn collect(&mut self, engine: &mut FrameEngine, now: u64, counters: &mut [u8]) {
+    pub fn collect(&mut self, engine: &mut FrameEngine, now: u64, cycle: u64, counters: &mut [u8]) {
         for p in 0..self.running.len() {
             let Some(r) = self.running[p].as_mut() else {
                 continue;
@@ -333,7 +344,7 @@ impl MailboxService {
                 if let Some(c) = counters.get_mut(p) {
                     *c = r.job.counter();
                 }
-                self.finish(p);
+                self.finish(p, cycle);
             }
         }
     }
@@ -360,14 +371,14 @@ impl MailboxService {
     }
 
     /// Hand out what the finished transfer of SubDevice `p` brought.
-    fn finish(&mut self, p: usize) {
+    fn finish(&mut self, p: usize, cycle: u64) {
         if let Some(mut done) = self.running[p].take() {
             for e in done.job.take_emergencies() {
                 self.emergencies.push(p, e);
             }
             self.unsolicited += done.job.take_unsolicited().len() as u64;
             if let (Some(res), Some(reply)) = (done.job.take_result(), done.reply) {
-                complete(&reply, res);
+                complete(&reply, res, cycle);
             }
         }
     }
