@@ -56,7 +56,7 @@ def main() -> int:
         out["missing"] = try_call(lambda: len(s0.foe_read("missing.bin", 0, 1024, 1_000_000)))
         out["wrong_password"] = try_call(lambda: s1.foe_write("p.bin", 0x9999, b"secret", 1_000_000))
         r = try_call(lambda: s1.foe_write("p.bin", 0x1234, b"secret", TIMEOUT_US))
-        out["right_password_write"] = r["ok"]
+        out["right_password_write"] = r["ok"] and r["value"] > 0
         r = try_call(lambda: bytes(s1.foe_read("p.bin", 0x1234, 1024, TIMEOUT_US)))
         out["right_password_read"] = r["ok"] and r["value"] == b"secret"
     finally:
