@@ -5,7 +5,7 @@
 mod common;
 
 use common::coe::{build, Mbx};
-use common::{sm_bytes, Bus};
+use common::{fmmu_bytes, sm_bytes, Bus};
 use ecat_sim::mbx::ipstack::{self, checksum, UDP_ECHO_PORT};
 use ecat_wire::eoe::{self, EoeFrameType, EoeRepr, EoeResult, IpParams, Reassembler};
 use ecat_wire::foe::{self, FoeErrorCode, FoeRepr};
@@ -593,6 +593,14 @@ fn eoe_set_ip_arp_ping_and_udp_echo() {
         (got.ip, got.mac, got.dns_name.unwrap().as_str()),
         (Some(DRIVE_IP), Some(mac), Some("drive3"))
     );
+    // The device's own traffic reaches the MainDevice in fragments.
+    let own = ipv4_frame(PEER_MAC, 17, &[0xAB; 600]);
+    assert!(bus.net.subdevice_mut(2).unwrap().eoe_send(&own));
+    assert_eq!(eoe_recv_frame(&mut bus, &mut m), own);
+    assert!(
+        !bus.net.subdevice_mut(1).unwrap().eoe_send(&own),
+        "EL3102: no EoE"
+    );
     // The EL3102 has no EoE.
     let mut m2 = Mbx::standard(EL3102);
     let req = build(&mut m2, |b, c| eoe::emit_set_ip_request(b, c, 0, &p));
@@ -642,4 +650,33 @@ fn foe_from_esi_and_network_file_keys() {
     .to_string();
     assert!(e.contains("cannot read FoE file \"a\""), "{e}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn sm1_mailbox_full_reads_through_an_fmmu() {
+    // A MainDevice can map SM1's status byte (0x080D, bit 3 "mailbox full") into its cyclic
+    // image and learn there that an answer waits, as real ESCs allow.
+    let mut bus = mbx_preop();
+    let mut m = Mbx::standard(DRIVE);
+    let f = fmmu_bytes(0x0001_0000, 1, 0x080D, reg::FmmuRepr::READ);
+    assert_eq!(bus.fpwr(DRIVE, reg::fmmu(2), &f), 1);
+    let lrd = |bus: &mut Bus| {
+        let r = bus.send(
+            ecat_wire::DatagramRepr::logical(ecat_wire::Command::Lrd, 1, 0x0001_0000, 1),
+            &[0],
+        );
+        assert_eq!(r.wkc, 1);
+        r.data[0] & 0x08 != 0
+    };
+    assert!(!lrd(&mut bus), "SM1 empty");
+    let r = VoeRepr {
+        vendor_id: 1,
+        vendor_type: 2,
+        data: b"x",
+    };
+    let req = build(&mut m, |b, c| voe::emit_voe(b, c, &r));
+    assert_eq!(bus.mbx_send(&m, &req), 1);
+    assert!(lrd(&mut bus), "the answer waits in SM1");
+    assert!(bus.mbx_recv(&m).is_some());
+    assert!(!lrd(&mut bus), "read by the MainDevice");
 }
