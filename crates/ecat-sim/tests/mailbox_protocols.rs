@@ -463,6 +463,17 @@ fn soe_idns_read_write_fragments_and_errors() {
         .map(|c| u16::from_le_bytes([c[0], c[1]]))
         .collect();
     assert!(ids.contains(&1) && ids.contains(&17) && ids.contains(&s("P-0-0200").0));
+    // The feedback IDNs follow the drive model's actual values.
+    bus.net
+        .subdevice_mut(2)
+        .unwrap()
+        .od_mut()
+        .unwrap()
+        .set(0x6064, 0, -4242);
+    assert_eq!(
+        soe_read(&mut bus, &mut m, s("S-0-0051"), v),
+        Ok((-4242i32).to_le_bytes().to_vec())
+    );
     // The servo has no SoE: mailbox error "protocol not supported".
     let mut ms = Mbx::standard(SERVO);
     let req = build(&mut ms, |b, c| {

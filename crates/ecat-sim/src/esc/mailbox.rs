@@ -135,6 +135,13 @@ impl Esc {
             tx_size: sm1,
         };
         let kind = MailboxType::from_u8(kind);
+        if let (Some(coe), Some(soe), Some(MailboxType::Soe)) = (
+            self.coe.as_ref(),
+            self.proto.as_mut().and_then(|p| p.soe.as_mut()),
+            kind,
+        ) {
+            soe.sync_from_od(&coe.od);
+        }
         let answers = match (self.coe.as_mut(), self.proto.as_mut(), kind) {
             (Some(coe), _, Some(MailboxType::Coe)) if state != AlState::Boot => {
                 coe.handle(state, msg, sm1)

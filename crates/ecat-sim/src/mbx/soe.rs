@@ -16,7 +16,8 @@
 //!
 //! The IDN set ([`default_idns`]) is that of a small SERCOS drive: cycle time, diagnostics,
 //! telegram type, the IDN list, command and feedback values, a vendor parameter with limits
-//! and a long list (to exercise fragments).
+//! and a long list (to exercise fragments). On a device with a CoE drive model the feedback
+//! IDNs follow its actual values ([`SoeServer::sync_from_od`]).
 
 use super::{reply, Answers, MbxCtx};
 use ecat_wire::al::AlState;
@@ -335,7 +336,7 @@ const FIXED_IDNS: &[FixedIdn] = {
     ]
 };
 
-/// The IDNs of the simulated SoE drive: [`FIXED_IDNS`], two texts, a 600-byte list (to
+/// The IDNs of the simulated SoE drive: the fixed-length ones of `FIXED_IDNS`, two texts, a 600-byte list (to
 /// exercise fragments) and S-0-0017, the list of all IDNs.
 pub fn default_idns() -> BTreeMap<u16, IdnEntry> {
     use display::*;
@@ -419,6 +420,17 @@ impl SoeServer {
     /// The mailbox closed: a write in fragments is dropped.
     pub fn close(&mut self) {
         self.pending = None;
+    }
+
+    /// Copy the drive model's actual values from its CoE dictionary into the feedback IDNs
+    /// (S-0-0051 position from 0x6064, S-0-0040 velocity from 0x606C), so SoE reads see the
+    /// same motor as the process data.
+    pub fn sync_from_od(&mut self, od: &crate::coe::Od) {
+        for (idn, index) in [(51u16, 0x6064u16), (40, 0x606C)] {
+            if let (Some(v), Some(e)) = (od.get(index, 0), self.idns.get_mut(&idn)) {
+                e.value = e.encode_num(v);
+            }
+        }
     }
 
     /// The value of IDN `idn` as a number (tests, device models).
