@@ -1,7 +1,8 @@
 """SOEM (pysoem) agrees with our FoE server: `foe_write` then `foe_read` round-trip a
 100 KiB file through the simulator over a veth pair (the rates are printed), a file named
 in the network file can be read, a missing file delivers nothing, a wrong password makes
-SOEM report an FoE error, the right password works. The veth
+SOEM report an FoE error, the right password works, and SOEM's firmware-update sequence
+(INIT, bootstrap mailbox, BOOT, foe_write, INIT, PREOP) stores the firmware. The veth
 pair and namespace names contain `mbxp`."""
 
 from __future__ import annotations
@@ -68,3 +69,9 @@ def test_soem_foe_roundtrip_100k(ecat, tmp_path):
     assert r["wrong_password"] == {"ok": True, "value": -5}, r["wrong_password"]
     assert r["right_password_write"] is True
     assert r["right_password_read"] is True
+    b = r["boot"]
+    assert b["boot_mailbox"] == [[0x1000, 0x200], [0x1200, 0x200]], b
+    assert (b["init"], b["boot"], b["init_after"], b["preop_after"]) == (1, 3, 1, 2), b
+    assert b["write"] > 0 and b["read_in_boot"] and b["read_in_preop"], b
+    print(f"SOEM FoE firmware 100 KiB in BOOT (512-byte mailbox): "
+          f"{len(big) / 1024 / b['write_s']:.0f} KiB/s")
