@@ -660,6 +660,36 @@ fn foe_from_esi_and_network_file_keys() {
     .unwrap_err()
     .to_string();
     assert!(e.contains("cannot read FoE file \"a\""), "{e}");
+    // The EoE address from the network file; refused on a device without EoE.
+    let net = ecat_sim::Network::from_toml_str(
+        "[[subdevice]]\nmodel = \"ECAT-SOE-DRIVE\"\neoe_ip = \"192.168.9.3/20\"\n",
+        "net.toml",
+        &dir,
+    )
+    .unwrap();
+    let p = net.subdevice(0).unwrap().eoe().unwrap().params;
+    assert_eq!(p.ip, Some(Ipv4Addr::new(192, 168, 9, 3)));
+    assert_eq!(p.subnet, Some(Ipv4Addr::new(255, 255, 240, 0)));
+    for (bad, says) in [
+        (
+            "model = \"EL3102\"\neoe_ip = \"10.0.0.1\"",
+            "does not serve EoE",
+        ),
+        (
+            "model = \"ECAT-SOE-DRIVE\"\neoe_ip = \"10.0.0\"",
+            "is not an IPv4 address",
+        ),
+        (
+            "model = \"ECAT-SOE-DRIVE\"\neoe_ip = \"10.0.0.1/33\"",
+            "must be 0..32",
+        ),
+    ] {
+        let text = format!("[[subdevice]]\n{bad}\n");
+        let e = ecat_sim::Network::from_toml_str(&text, "net.toml", &dir)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("net.toml:3") && e.contains(says), "{e}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
