@@ -18,7 +18,7 @@
 //!
 //! Devices from ESI files (`esi`, `type`, `product`, `revision`, `esi_dirs`): see
 //! `netfile_esi`. FoE files, password and busy replies (`foe_files`, `foe_password`,
-//! `foe_busy`): see `netfile_mbx`.
+//! `foe_busy`) and the EoE address (`eoe_ip`): see `netfile_mbx`.
 //!
 //! Firmware timing: how long a SubDevice with firmware waits in SAFEOP for its first outputs
 //! after an OP request before refusing with 0x001B (see `esc::al`), for the whole file and
@@ -177,6 +177,7 @@ struct EntryRepr {
     foe_files: Option<Spanned<std::collections::BTreeMap<String, String>>>,
     foe_password: Option<Spanned<u32>>,
     foe_busy: Option<Spanned<u32>>,
+    eoe_ip: Option<Spanned<String>>,
 }
 
 /// 1-based line of byte `offset` in `text`.
@@ -328,6 +329,7 @@ pub(crate) fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<NetFile
             busy: e.foe_busy.as_ref(),
         };
         crate::netfile_mbx::apply(&mut node, &foe, base_dir, &at)?;
+        crate::netfile_mbx::apply_eoe_ip(&mut node, e.eoe_ip.as_ref(), &at)?;
         nodes.push(node);
     }
     let escs = nodes.iter().filter(|n| n.esc.is_some()).count();

@@ -1,12 +1,12 @@
 //! FoE, SoE, VoE and EoE seen from the wire: raw mailbox messages through SM0/SM1 of the
-//! `mbx` preset (0x1001 ECAT-SERVO-402 with FoE, 0x1002 EL3102 with CoE and FoE, 0x1003
+//! `mbx` preset (0x1001 ECAT-SERVO-402 with FoE (no BOOT), 0x1002 EL3102 with CoE and FoE, 0x1003
 //! ECAT-SOE-DRIVE with every protocol), built with the `ecat_wire` codecs.
 
 mod common;
 
 use common::coe::{build, Mbx};
-use common::{sm_bytes, Bus};
-use ecat_sim::mbx::ipstack::{checksum, UDP_ECHO_PORT};
+use common::{fmmu_bytes, sm_bytes, Bus};
+use ecat_sim::mbx::ipstack::{self, checksum, UDP_ECHO_PORT};
 use ecat_wire::eoe::{self, EoeFrameType, EoeRepr, EoeResult, IpParams, Reassembler};
 use ecat_wire::foe::{self, FoeErrorCode, FoeRepr};
 use ecat_wire::mailbox::{parse_message, MailboxErrorCode, MailboxErrorRepr, MailboxType};
@@ -257,14 +257,14 @@ fn firmware_update_through_boot() {
     let mut bus = Bus::preset("mbx");
     bus.assign_addresses();
     // INIT → BOOT with the bootstrap mailbox of SII words 0x14–0x17.
-    let sii = bus.read_sii(SERVO, 0x40);
+    let sii = bus.read_sii(DRIVE, 0x40);
     let w = |i: usize| u16::from_le_bytes([sii[2 * i], sii[2 * i + 1]]);
     let (rx, rxl, tx, txl) = (w(0x14), w(0x15), w(0x16), w(0x17));
     assert_eq!((rx, rxl, tx, txl), (0x1000, 0x200, 0x1200, 0x200));
     let protocols = w(0x1C);
     assert_ne!(protocols & 0x08, 0, "SII announces FoE");
     let mut m = Mbx {
-        station: SERVO,
+        station: DRIVE,
         out: (rx, rxl as usize),
         inp: (tx, txl as usize),
         counter: 0,
@@ -272,13 +272,13 @@ fn firmware_update_through_boot() {
     let mut b = [0u8; 16];
     b[..8].copy_from_slice(&sm_bytes(rx, rxl, 0x26, true));
     b[8..].copy_from_slice(&sm_bytes(tx, txl, 0x22, true));
-    assert_eq!(bus.fpwr(SERVO, reg::SM0, &b), 1);
-    assert_eq!(bus.al_request(SERVO, 0x03), 0x03, "in BOOT");
+    assert_eq!(bus.fpwr(DRIVE, reg::SM0, &b), 1);
+    assert_eq!(bus.al_request(DRIVE, 0x03), 0x03, "in BOOT");
     let fw: Vec<u8> = (0..5000u32).map(|i| (i % 253) as u8).collect();
-    assert_eq!(foe_write(&mut bus, &mut m, "servo_fw.efw", 0, &fw), Ok(0));
-    let esc = bus.net.subdevice(0).unwrap();
+    assert_eq!(foe_write(&mut bus, &mut m, "drive_fw.efw", 0, &fw), Ok(0));
+    let esc = bus.net.subdevice(2).unwrap();
     let (name, stored) = esc.foe().unwrap().firmware.clone().unwrap();
-    assert_eq!((name.as_str(), stored), ("servo_fw.efw", fw.clone()));
+    assert_eq!((name.as_str(), stored), ("drive_fw.efw", fw.clone()));
     // In BOOT only FoE is served: CoE gets "protocol not supported".
     let req = build(&mut m, |b, c| {
         ecat_wire::coe::sdo::emit_upload_request(b, c, 0x1018, 1, false)
@@ -289,18 +289,12 @@ fn firmware_update_through_boot() {
         Some(MailboxErrorCode::UNSUPPORTED_PROTOCOL)
     );
     // BOOT → PREOP is refused; back through INIT the firmware stays.
-    assert_eq!(bus.al_request(SERVO, 0x02) & 0x1F, 0x13);
-    assert_eq!(bus.al_request(SERVO, 0x11), 0x01);
-    assert!(bus
-        .net
-        .subdevice(0)
-        .unwrap()
-        .foe()
-        .unwrap()
-        .firmware
-        .is_some());
-    // A device without a bootstrap mailbox refuses BOOT (EL3102 has one; the SII of a
-    // catalogue EL2008 has none): covered by the ESM table tests.
+    assert_eq!(bus.al_request(DRIVE, 0x02) & 0x1F, 0x13);
+    assert_eq!(bus.al_request(DRIVE, 0x11), 0x01);
+    let foe = bus.net.subdevice(2).unwrap().foe().unwrap();
+    assert!(foe.firmware.is_some());
+    // The servo has FoE but no bootstrap mailbox: BOOT is refused (0x0013).
+    assert_eq!(bus.al_request(SERVO, 0x03), 0x11);
 }
 
 fn soe_request(bus: &mut Bus, m: &mut Mbx, r: &SoeRepr<'_>) -> Vec<Vec<u8>> {
@@ -469,6 +463,17 @@ fn soe_idns_read_write_fragments_and_errors() {
         .map(|c| u16::from_le_bytes([c[0], c[1]]))
         .collect();
     assert!(ids.contains(&1) && ids.contains(&17) && ids.contains(&s("P-0-0200").0));
+    // The feedback IDNs follow the drive model's actual values.
+    bus.net
+        .subdevice_mut(2)
+        .unwrap()
+        .od_mut()
+        .unwrap()
+        .set(0x6064, 0, -4242);
+    assert_eq!(
+        soe_read(&mut bus, &mut m, s("S-0-0051"), v),
+        Ok((-4242i32).to_le_bytes().to_vec())
+    );
     // The servo has no SoE: mailbox error "protocol not supported".
     let mut ms = Mbx::standard(SERVO);
     let req = build(&mut ms, |b, c| {
@@ -520,21 +525,13 @@ const PEER_IP: [u8; 4] = [10, 99, 0, 1];
 const DRIVE_IP: Ipv4Addr = Ipv4Addr::new(10, 99, 0, 3);
 
 fn ipv4_frame(dst: [u8; 6], proto: u8, payload: &[u8]) -> Vec<u8> {
-    let mut f = vec![0u8; 34 + payload.len()];
-    f[0..6].copy_from_slice(&dst);
-    f[6..12].copy_from_slice(&PEER_MAC);
-    f[12..14].copy_from_slice(&[8, 0]);
-    let h = &mut f[14..34];
-    h[0] = 0x45;
-    h[2..4].copy_from_slice(&((20 + payload.len()) as u16).to_be_bytes());
-    h[8] = 64;
-    h[9] = proto;
-    h[12..16].copy_from_slice(&PEER_IP);
-    h[16..20].copy_from_slice(&DRIVE_IP.octets());
-    let c = checksum(h, 0);
-    h[10..12].copy_from_slice(&c.to_be_bytes());
-    f[34..].copy_from_slice(payload);
-    f
+    ipstack::ipv4_frame(
+        (dst, PEER_MAC),
+        (PEER_IP, DRIVE_IP.octets()),
+        proto,
+        7,
+        payload,
+    )
 }
 
 #[test]
@@ -607,6 +604,14 @@ fn eoe_set_ip_arp_ping_and_udp_echo() {
         (got.ip, got.mac, got.dns_name.unwrap().as_str()),
         (Some(DRIVE_IP), Some(mac), Some("drive3"))
     );
+    // The device's own traffic reaches the MainDevice in fragments.
+    let own = ipv4_frame(PEER_MAC, 17, &[0xAB; 600]);
+    assert!(bus.net.subdevice_mut(2).unwrap().eoe_send(&own));
+    assert_eq!(eoe_recv_frame(&mut bus, &mut m), own);
+    assert!(
+        !bus.net.subdevice_mut(1).unwrap().eoe_send(&own),
+        "EL3102: no EoE"
+    );
     // The EL3102 has no EoE.
     let mut m2 = Mbx::standard(EL3102);
     let req = build(&mut m2, |b, c| eoe::emit_set_ip_request(b, c, 0, &p));
@@ -614,4 +619,105 @@ fn eoe_set_ip_arp_ping_and_udp_echo() {
         mailbox_error(&bus.mbx_request(&m2, &req)),
         Some(MailboxErrorCode::UNSUPPORTED_PROTOCOL)
     );
+}
+
+#[test]
+fn foe_from_esi_and_network_file_keys() {
+    let dir = std::env::temp_dir().join(format!("mbxp-foe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("fw.bin"), b"firmware image").unwrap();
+    let esi = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/esi");
+    let text = format!(
+        "[[subdevice]]\nesi = \"{}\"\ntype = \"EL3101\"\nrevision = 0x00100000\n\
+         foe_files = {{ \"fw.bin\" = \"fw.bin\" }}\nfoe_password = 7\nfoe_busy = 1\n",
+        esi.join("Beckhoff_EL31xx.xml").display()
+    );
+    let net = ecat_sim::Network::from_toml_str(&text, "net.toml", &dir).unwrap();
+    let foe = net
+        .subdevice(0)
+        .unwrap()
+        .foe()
+        .expect("the ESI declares FoE");
+    assert_eq!(foe.files["fw.bin"], b"firmware image");
+    assert_eq!((foe.password, foe.busy_replies), (Some(7), 1));
+    // A device without FoE (EK1100), and a file that is not there.
+    let e = ecat_sim::Network::from_toml_str(
+        "[[subdevice]]\nmodel = \"EK1100\"\nfoe_password = 1\n",
+        "net.toml",
+        &dir,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("net.toml:3") && e.contains("does not serve FoE"),
+        "{e}"
+    );
+    let e = ecat_sim::Network::from_toml_str(
+        "[[subdevice]]\nmodel = \"ECAT-SERVO-402\"\nfoe_files = { \"a\" = \"missing.bin\" }\n",
+        "net.toml",
+        &dir,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("cannot read FoE file \"a\""), "{e}");
+    // The EoE address from the network file; refused on a device without EoE.
+    let net = ecat_sim::Network::from_toml_str(
+        "[[subdevice]]\nmodel = \"ECAT-SOE-DRIVE\"\neoe_ip = \"192.168.9.3/20\"\n",
+        "net.toml",
+        &dir,
+    )
+    .unwrap();
+    let p = net.subdevice(0).unwrap().eoe().unwrap().params;
+    assert_eq!(p.ip, Some(Ipv4Addr::new(192, 168, 9, 3)));
+    assert_eq!(p.subnet, Some(Ipv4Addr::new(255, 255, 240, 0)));
+    for (bad, says) in [
+        (
+            "model = \"EL3102\"\neoe_ip = \"10.0.0.1\"",
+            "does not serve EoE",
+        ),
+        (
+            "model = \"ECAT-SOE-DRIVE\"\neoe_ip = \"10.0.0\"",
+            "is not an IPv4 address",
+        ),
+        (
+            "model = \"ECAT-SOE-DRIVE\"\neoe_ip = \"10.0.0.1/33\"",
+            "must be 0..32",
+        ),
+    ] {
+        let text = format!("[[subdevice]]\n{bad}\n");
+        let e = ecat_sim::Network::from_toml_str(&text, "net.toml", &dir)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("net.toml:3") && e.contains(says), "{e}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn sm1_mailbox_full_reads_through_an_fmmu() {
+    // A MainDevice can map SM1's status byte (0x080D, bit 3 "mailbox full") into its cyclic
+    // image and learn there that an answer waits, as real ESCs allow.
+    let mut bus = mbx_preop();
+    let mut m = Mbx::standard(DRIVE);
+    let f = fmmu_bytes(0x0001_0000, 1, 0x080D, reg::FmmuRepr::READ);
+    assert_eq!(bus.fpwr(DRIVE, reg::fmmu(2), &f), 1);
+    let lrd = |bus: &mut Bus| {
+        let r = bus.send(
+            ecat_wire::DatagramRepr::logical(ecat_wire::Command::Lrd, 1, 0x0001_0000, 1),
+            &[0],
+        );
+        assert_eq!(r.wkc, 1);
+        r.data[0] & 0x08 != 0
+    };
+    assert!(!lrd(&mut bus), "SM1 empty");
+    let r = VoeRepr {
+        vendor_id: 1,
+        vendor_type: 2,
+        data: b"x",
+    };
+    let req = build(&mut m, |b, c| voe::emit_voe(b, c, &r));
+    assert_eq!(bus.mbx_send(&m, &req), 1);
+    assert!(lrd(&mut bus), "the answer waits in SM1");
+    assert!(bus.mbx_recv(&m).is_some());
+    assert!(!lrd(&mut bus), "read by the MainDevice");
 }

@@ -304,28 +304,21 @@ impl<'a> EoeRepr<'a> {
 /// Split a whole EoE mailbox message into its mailbox header and EoE message;
 /// [`Error::BadValue`] if it is not of type EoE or the frame type is undefined.
 pub fn parse_eoe(msg: &[u8]) -> Result<(MailboxHeaderRepr, EoeRepr<'_>)> {
-    let (mbx, payload) = mailbox::parse_message(msg)?;
-    if mbx.kind != MailboxType::Eoe {
-        return Err(Error::BadValue);
-    }
+    let (mbx, payload) = mailbox::parse_typed(msg, MailboxType::Eoe)?;
     let header = EoeHeaderRepr::parse(&EoePacket::new_checked(payload)?)?;
-    Ok((
-        mbx,
-        EoeRepr {
-            header,
-            data: &payload[HEADER_LEN..],
-        },
-    ))
+    let data = &payload[HEADER_LEN..];
+    Ok((mbx, EoeRepr { header, data }))
 }
 
 /// Write a whole EoE message (mailbox header with `counter`, EoE header, data); returns its
 /// length.
 pub fn emit_eoe(buf: &mut [u8], counter: u8, repr: &EoeRepr<'_>) -> Result<usize> {
     let len = repr.buffer_len();
-    let p = mailbox::emit_message(buf, MailboxType::Eoe, counter, len)?;
-    repr.header.emit(p)?;
-    p[HEADER_LEN..].copy_from_slice(repr.data);
-    Ok(mailbox::HEADER_LEN + len)
+    mailbox::emit_typed(buf, MailboxType::Eoe, counter, len, |p| {
+        repr.header.emit(p)?;
+        p[HEADER_LEN..].copy_from_slice(repr.data);
+        Ok(len)
+    })
 }
 
 /// The most frame bytes one fragment may carry in a mailbox of `mailbox_size` bytes when

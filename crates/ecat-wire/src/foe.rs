@@ -346,19 +346,14 @@ impl<'a> FoeRepr<'a> {
 /// Split a whole FoE mailbox message into its mailbox header and FoE packet;
 /// [`Error::BadValue`] if it is not of type FoE or the opcode is undefined.
 pub fn parse_foe(msg: &[u8]) -> Result<(MailboxHeaderRepr, FoeRepr<'_>)> {
-    let (mbx, payload) = mailbox::parse_message(msg)?;
-    if mbx.kind != MailboxType::Foe {
-        return Err(Error::BadValue);
-    }
+    let (mbx, payload) = mailbox::parse_typed(msg, MailboxType::Foe)?;
     Ok((mbx, FoeRepr::parse_bytes(payload)?))
 }
 
 /// Write a whole FoE message (mailbox header with `counter`, FoE packet); returns its length.
 pub fn emit_foe(buf: &mut [u8], counter: u8, repr: &FoeRepr<'_>) -> Result<usize> {
     let len = repr.buffer_len();
-    let p = mailbox::emit_message(buf, MailboxType::Foe, counter, len)?;
-    repr.emit(p)?;
-    Ok(mailbox::HEADER_LEN + len)
+    mailbox::emit_typed(buf, MailboxType::Foe, counter, len, |p| repr.emit(p))
 }
 
 #[cfg(test)]

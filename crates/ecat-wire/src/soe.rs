@@ -477,6 +477,12 @@ impl<'a> SoeRepr<'a> {
 
     /// Decode a checked packet; [`Error::BadValue`] for a reserved opcode.
     pub fn parse<T: AsRef<[u8]>>(p: &'a SoePacket<T>) -> Result<Self> {
+        Self::parse_bytes(p.buf.as_ref())
+    }
+
+    /// Decode a mailbox payload (SoE header and data).
+    pub fn parse_bytes(b: &'a [u8]) -> Result<Self> {
+        let p = SoePacket::new_checked(b)?;
         Ok(SoeRepr {
             opcode: SoeOpcode::from_u8(p.opcode_raw()).ok_or(Error::BadValue)?,
             incomplete: p.incomplete(),
@@ -484,7 +490,7 @@ impl<'a> SoeRepr<'a> {
             drive_no: p.drive_no(),
             elements: p.elements(),
             idn_or_fragments: p.idn_or_fragments(),
-            data: p.data(),
+            data: &b[HEADER_LEN..],
         })
     }
 
@@ -538,29 +544,15 @@ impl<'a> SoeRepr<'a> {
 /// Split a whole SoE mailbox message into its mailbox header and SoE message;
 /// [`Error::BadValue`] if it is not of type SoE or the opcode is reserved.
 pub fn parse_soe(msg: &[u8]) -> Result<(MailboxHeaderRepr, SoeRepr<'_>)> {
-    let (mbx, payload) = mailbox::parse_message(msg)?;
-    if mbx.kind != MailboxType::Soe {
-        return Err(Error::BadValue);
-    }
-    let p = SoePacket::new_checked(payload)?;
-    let r = SoeRepr::parse(&p)?;
-    // Re-borrow the data from `payload` (the view is local).
-    Ok((
-        mbx,
-        SoeRepr {
-            data: &payload[HEADER_LEN..],
-            ..r
-        },
-    ))
+    let (mbx, payload) = mailbox::parse_typed(msg, MailboxType::Soe)?;
+    Ok((mbx, SoeRepr::parse_bytes(payload)?))
 }
 
 /// Write a whole SoE message (mailbox header with `counter`, SoE header, data); returns its
 /// length.
 pub fn emit_soe(buf: &mut [u8], counter: u8, repr: &SoeRepr<'_>) -> Result<usize> {
     let len = repr.buffer_len();
-    let p = mailbox::emit_message(buf, MailboxType::Soe, counter, len)?;
-    repr.emit(p)?;
-    Ok(mailbox::HEADER_LEN + len)
+    mailbox::emit_typed(buf, MailboxType::Soe, counter, len, |p| repr.emit(p))
 }
 
 /// Read a little-endian value of 2, 4 or 8 bytes as `u64` (SoE operation data); `None` for

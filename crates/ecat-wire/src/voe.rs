@@ -66,6 +66,15 @@ impl<'a> VoeRepr<'a> {
             data: p.data(),
         }
     }
+    /// Decode a mailbox payload (VoE header and data).
+    pub fn parse_bytes(b: &'a [u8]) -> Result<Self> {
+        let p = VoePacket::new_checked(b)?;
+        Ok(VoeRepr {
+            vendor_id: p.vendor_id(),
+            vendor_type: p.vendor_type(),
+            data: &b[HEADER_LEN..],
+        })
+    }
     /// Bytes this message takes after the mailbox header.
     pub fn buffer_len(&self) -> usize {
         HEADER_LEN + self.data.len()
@@ -86,27 +95,14 @@ impl<'a> VoeRepr<'a> {
 /// Split a whole VoE mailbox message into its mailbox header and VoE message;
 /// [`Error::BadValue`] if it is not of type VoE.
 pub fn parse_voe(msg: &[u8]) -> Result<(MailboxHeaderRepr, VoeRepr<'_>)> {
-    let (mbx, payload) = mailbox::parse_message(msg)?;
-    if mbx.kind != MailboxType::Voe {
-        return Err(Error::BadValue);
-    }
-    let p = VoePacket::new_checked(payload)?;
-    let r = VoeRepr::parse(&p);
-    Ok((
-        mbx,
-        VoeRepr {
-            data: &payload[HEADER_LEN..],
-            ..r
-        },
-    ))
+    let (mbx, payload) = mailbox::parse_typed(msg, MailboxType::Voe)?;
+    Ok((mbx, VoeRepr::parse_bytes(payload)?))
 }
 
 /// Write a whole VoE message (mailbox header with `counter`); returns its length.
 pub fn emit_voe(buf: &mut [u8], counter: u8, repr: &VoeRepr<'_>) -> Result<usize> {
     let len = repr.buffer_len();
-    let p = mailbox::emit_message(buf, MailboxType::Voe, counter, len)?;
-    repr.emit(p)?;
-    Ok(mailbox::HEADER_LEN + len)
+    mailbox::emit_typed(buf, MailboxType::Voe, counter, len, |p| repr.emit(p))
 }
 
 #[cfg(test)]

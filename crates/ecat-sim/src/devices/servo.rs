@@ -3,9 +3,9 @@
 //! SM2) and TxPDO 0x1A00 statusword + position actual + velocity actual (10 bytes, SM3).
 //! Further PDOs for CSP, CST and all modes (0x1601..0x1603, 0x1A01..0x1A03) are listed in the
 //! SII but not assigned; the mapping and assignment can be changed over CoE in PREOP. The
-//! object dictionary is `servo_od`, the behaviour `cia402`. It serves FoE too (with a
-//! bootstrap mailbox for firmware updates in BOOT); [`SOE_DRIVE`] is the same drive with
-//! every mailbox protocol.
+//! object dictionary is `servo_od`, the behaviour `cia402`. It serves FoE too (files, no
+//! BOOT); [`SOE_DRIVE`] is the same drive with every mailbox protocol and a bootstrap mailbox
+//! for firmware updates over FoE in BOOT.
 
 use super::spec::{dtype, DeviceSpec, EntrySpec, PdoSpec, SmSpec};
 use ecat_wire::sii::{CoeDetails, FmmuUsage, MailboxProtocols, SyncManagerType};
@@ -25,9 +25,7 @@ pub const SERVO402: DeviceSpec = DeviceSpec {
     // SYNC pulse 1 µs.
     config: [0x0C08, 0, 100, 0],
     mailbox: Some((0x1000, 128, 0x1080, 128)),
-    // BOOT: a larger bootstrap mailbox for firmware downloads over FoE (the process-data SMs
-    // are closed in BOOT, so it may cover their area).
-    bootstrap: Some((0x1000, 0x200, 0x1200, 0x200)),
+    bootstrap: None,
     protocols: MailboxProtocols(MailboxProtocols::COE.0 | MailboxProtocols::FOE.0),
     coe_details: CoeDetails::SDO
         | CoeDetails::SDO_INFO
@@ -157,11 +155,15 @@ pub const SERVO402: DeviceSpec = DeviceSpec {
 
 /// The simulated servo drive with every mailbox protocol: the CiA 402 drive of [`SERVO402`]
 /// (same PDOs, dictionary and behaviour) that also serves SoE IDNs (`crate::mbx::soe`), an EoE
-/// endpoint with a small IP stack, VoE echo and FoE.
+/// endpoint with a small IP stack, VoE echo, and FoE with BOOT (bootstrap mailbox 0x1000 and
+/// 0x1200, 512 bytes each).
 pub const SOE_DRIVE: DeviceSpec = DeviceSpec {
     order: "ECAT-SOE-DRIVE",
     name: "ecat simulated servo drive (CoE, SoE, EoE, FoE, VoE)",
     product: 0x0000_0403,
+    // BOOT: a larger bootstrap mailbox for firmware downloads over FoE (the process-data SMs
+    // are closed in BOOT, so it may cover their area).
+    bootstrap: Some((0x1000, 0x200, 0x1200, 0x200)),
     protocols: MailboxProtocols(
         MailboxProtocols::COE.0
             | MailboxProtocols::FOE.0

@@ -84,6 +84,23 @@ impl Esc {
         }
     }
 
+    /// Send an Ethernet frame from the device's EoE endpoint to the MainDevice, cut into
+    /// fragments for SM1 (the device's own traffic, e.g. a frame from its web server). False
+    /// if the device has no EoE, its mailbox is closed or the frame is too long for EoE.
+    pub fn eoe_send(&mut self, frame: &[u8]) -> bool {
+        let tx = self.sm(1).length as usize;
+        if !self.mailbox_open() || self.al_status().state() == Some(AlState::Boot) {
+            return false;
+        }
+        let Some(e) = self.eoe_mut() else {
+            return false;
+        };
+        let msgs = e.send_frame(frame, tx);
+        let ok = !msgs.is_empty();
+        msgs.into_iter().for_each(|m| self.queue(m));
+        ok
+    }
+
     /// Messages waiting for SM1 to become free.
     pub fn mailbox_queue_len(&self) -> usize {
         self.mbx.outbox.len()
@@ -118,6 +135,13 @@ impl Esc {
             tx_size: sm1,
         };
         let kind = MailboxType::from_u8(kind);
+        if let (Some(coe), Some(soe), Some(MailboxType::Soe)) = (
+            self.coe.as_ref(),
+            self.proto.as_mut().and_then(|p| p.soe.as_mut()),
+            kind,
+        ) {
+            soe.sync_from_od(&coe.od);
+        }
         let answers = match (self.coe.as_mut(), self.proto.as_mut(), kind) {
             (Some(coe), _, Some(MailboxType::Coe)) if state != AlState::Boot => {
                 coe.handle(state, msg, sm1)

@@ -115,7 +115,7 @@ impl FoeServer {
     }
 
     fn check_password(&self, given: u32) -> bool {
-        self.password.map_or(true, |p| p == given)
+        !matches!(self.password, Some(p) if p != given)
     }
 
     /// Answer one FoE message.

@@ -91,22 +91,45 @@ fn ipv4(frame: &[u8], mac: [u8; 6], ip: Ipv4Addr) -> Option<Vec<u8>> {
         17 => udp_echo(payload, src, ip.octets())?,
         _ => return None,
     };
-    let mut out = vec![0u8; ETH_HDR + 20 + reply_payload.len()];
-    out[0..6].copy_from_slice(&frame[6..12]);
-    out[6..12].copy_from_slice(&mac);
+    let ends = (
+        [frame[6], frame[7], frame[8], frame[9], frame[10], frame[11]],
+        mac,
+    );
+    let id = be16(p, 4);
+    Some(ipv4_frame(
+        ends,
+        (ip.octets(), src),
+        p[9],
+        id,
+        &reply_payload,
+    ))
+}
+
+/// An Ethernet frame carrying one IPv4 packet (no options, TTL 64, header checksum set):
+/// `macs` = (destination, source), `ips` = (source, destination).
+pub fn ipv4_frame(
+    macs: ([u8; 6], [u8; 6]),
+    ips: ([u8; 4], [u8; 4]),
+    proto: u8,
+    id: u16,
+    payload: &[u8],
+) -> Vec<u8> {
+    let mut out = vec![0u8; ETH_HDR + 20 + payload.len()];
+    out[0..6].copy_from_slice(&macs.0);
+    out[6..12].copy_from_slice(&macs.1);
     out[12..14].copy_from_slice(&ETHERTYPE_IPV4.to_be_bytes());
     let h = &mut out[ETH_HDR..ETH_HDR + 20];
     h[0] = 0x45;
-    h[2..4].copy_from_slice(&((20 + reply_payload.len()) as u16).to_be_bytes());
-    h[4..6].copy_from_slice(&p[4..6]);
+    h[2..4].copy_from_slice(&((20 + payload.len()) as u16).to_be_bytes());
+    h[4..6].copy_from_slice(&id.to_be_bytes());
     h[8] = 64;
-    h[9] = p[9];
-    h[12..16].copy_from_slice(&ip.octets());
-    h[16..20].copy_from_slice(&src);
+    h[9] = proto;
+    h[12..16].copy_from_slice(&ips.0);
+    h[16..20].copy_from_slice(&ips.1);
     let c = checksum(h, 0);
     h[10..12].copy_from_slice(&c.to_be_bytes());
-    out[ETH_HDR + 20..].copy_from_slice(&reply_payload);
-    Some(out)
+    out[ETH_HDR + 20..].copy_from_slice(payload);
+    out
 }
 
 fn icmp_echo(m: &[u8]) -> Option<Vec<u8>> {
@@ -161,22 +184,8 @@ mod tests {
     const IP: Ipv4Addr = Ipv4Addr::new(10, 9, 0, 2);
 
     /// An IPv4 frame from PEER/10.9.0.1 to us with protocol `proto` and `payload`.
-    pub(crate) fn ip_frame(proto: u8, payload: &[u8]) -> Vec<u8> {
-        let mut f = vec![0u8; 14 + 20 + payload.len()];
-        f[0..6].copy_from_slice(&MAC);
-        f[6..12].copy_from_slice(&PEER);
-        f[12..14].copy_from_slice(&[0x08, 0x00]);
-        let h = &mut f[14..34];
-        h[0] = 0x45;
-        h[2..4].copy_from_slice(&((20 + payload.len()) as u16).to_be_bytes());
-        h[8] = 64;
-        h[9] = proto;
-        h[12..16].copy_from_slice(&[10, 9, 0, 1]);
-        h[16..20].copy_from_slice(&IP.octets());
-        let c = checksum(h, 0);
-        h[10..12].copy_from_slice(&c.to_be_bytes());
-        f[34..].copy_from_slice(payload);
-        f
+    fn ip_frame(proto: u8, payload: &[u8]) -> Vec<u8> {
+        ipv4_frame((MAC, PEER), ([10, 9, 0, 1], IP.octets()), proto, 1, payload)
     }
 
     #[test]

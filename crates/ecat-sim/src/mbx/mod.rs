@@ -157,3 +157,64 @@ impl crate::Esc {
         self.proto.as_ref().is_some_and(|p| p.voe)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn all() -> Protocols {
+        let p = MailboxProtocols(0x3F);
+        Protocols::from_sii(p, 1).unwrap()
+    }
+
+    proptest! {
+        /// Any payload of any of the four types, in any state, with any mailbox sizes, is
+        /// answered or refused, never a panic; answers fit the send mailbox.
+        #[test]
+        fn arbitrary_messages_never_panic(
+            kind in prop::sample::select(&[2u8, 4, 5, 15][..]),
+            payload in proptest::collection::vec(any::<u8>(), 0..300),
+            state in prop::sample::select(&[2u8, 3, 4, 8][..]),
+            rx in 0usize..600, tx in 0usize..600,
+        ) {
+            let mut p = all();
+            let mut msg = vec![0u8; 6 + payload.len()];
+            let k = MailboxType::from_u8(kind).unwrap();
+            ecat_wire::mailbox::emit_message(&mut msg, k, 1, payload.len()).unwrap()
+                .copy_from_slice(&payload);
+            let ctx = MbxCtx {
+                state: AlState::from_bits(state).unwrap(),
+                rx_size: rx,
+                tx_size: tx,
+            };
+            for _ in 0..3 {
+                if let Ok(answers) = p.handle(k, &msg, &ctx) {
+                    for a in answers {
+                        prop_assert!(a.len() <= tx.max(16));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn servers_follow_the_sii_word() {
+        assert!(Protocols::from_sii(MailboxProtocols::COE, 1).is_none());
+        let p = Protocols::from_sii(MailboxProtocols(0x08 | 0x20), 1).unwrap();
+        assert!(p.serves(MailboxType::Foe) && p.serves(MailboxType::Voe));
+        assert!(!p.serves(MailboxType::Soe) && !p.serves(MailboxType::Eoe));
+        let mut p = all();
+        let ctx = MbxCtx {
+            state: AlState::Boot,
+            rx_size: 128,
+            tx_size: 128,
+        };
+        let voe = [6, 0, 0, 0, 0, 0x1F, 1, 0, 0, 0, 2, 0];
+        assert_eq!(
+            p.handle(MailboxType::Voe, &voe, &ctx),
+            Err(MailboxErrorCode::UNSUPPORTED_PROTOCOL),
+            "only FoE in BOOT"
+        );
+    }
+}

@@ -16,7 +16,8 @@
 //!
 //! The IDN set ([`default_idns`]) is that of a small SERCOS drive: cycle time, diagnostics,
 //! telegram type, the IDN list, command and feedback values, a vendor parameter with limits
-//! and a long list (to exercise fragments).
+//! and a long list (to exercise fragments). On a device with a CoE drive model the feedback
+//! IDNs follow its actual values ([`SoeServer::sync_from_od`]).
 
 use super::{reply, Answers, MbxCtx};
 use ecat_wire::al::AlState;
@@ -224,102 +225,149 @@ mod display {
     pub const IDN: u8 = 5;
 }
 
-/// The IDNs of the simulated SoE drive.
-pub fn default_idns() -> BTreeMap<u16, IdnEntry> {
+/// Fixed-length IDNs of the simulated drive: (product, number, name, length code, display,
+/// unit, value, write, limits).
+type FixedIdn = (
+    bool,
+    u16,
+    &'static str,
+    u8,
+    u8,
+    &'static str,
+    i64,
+    Write,
+    Option<(i64, i64)>,
+);
+
+const FIXED_IDNS: &[FixedIdn] = {
     use display::*;
-    let s = |n: u16| Idn::new(false, 0, n).map_or(n, |i| i.0);
-    let p = |n: u16| Idn::new(true, 0, n).map_or(n, |i| i.0);
-    let mut m = BTreeMap::new();
-    m.insert(
-        s(1),
-        IdnEntry::fixed(
+    use Write::*;
+    &[
+        (
+            false,
+            1,
             "Control unit cycle time (tScyc)",
             1,
             UNSIGNED,
             "us",
             1000,
-            Write::PreOp,
-        )
-        .with_limits(125, 65000),
-    );
-    m.insert(
-        s(11),
-        IdnEntry::fixed("Class 1 diagnostic", 1, HEX, "", 0, Write::No),
-    );
-    m.insert(
-        s(12),
-        IdnEntry::fixed("Class 2 diagnostic", 1, HEX, "", 0, Write::No),
-    );
-    m.insert(
-        s(15),
-        IdnEntry::fixed("Telegram type", 1, UNSIGNED, "", 7, Write::PreOp).with_limits(0, 7),
-    );
-    m.insert(
-        s(30),
-        IdnEntry::list(
-            "Manufacturer version",
-            4,
-            TEXT,
-            b"ecat-sim SoE drive 1.0".to_vec(),
-            64,
-            Write::No,
+            PreOp,
+            Some((125, 65000)),
         ),
-    );
-    m.insert(
-        s(36),
-        IdnEntry::fixed("Velocity command value", 2, SIGNED, "rpm", 0, Write::Always),
-    );
-    m.insert(
-        s(40),
-        IdnEntry::fixed("Velocity feedback value 1", 2, SIGNED, "rpm", 0, Write::No),
-    );
-    m.insert(
-        s(47),
-        IdnEntry::fixed("Position command value", 2, SIGNED, "inc", 0, Write::Always),
-    );
-    m.insert(
-        s(51),
-        IdnEntry::fixed("Position feedback value 1", 2, SIGNED, "inc", 0, Write::No),
-    );
-    m.insert(
-        s(103),
-        IdnEntry::fixed("Modulo value", 2, UNSIGNED, "inc", 1 << 20, Write::PreOp)
-            .with_limits(1, 1 << 30),
-    );
-    m.insert(
-        s(140),
-        IdnEntry::list(
-            "Controller type",
-            4,
-            TEXT,
-            b"ECAT-SOE-DRIVE".to_vec(),
-            32,
-            Write::No,
+        (false, 11, "Class 1 diagnostic", 1, HEX, "", 0, No, None),
+        (false, 12, "Class 2 diagnostic", 1, HEX, "", 0, No, None),
+        (
+            false,
+            15,
+            "Telegram type",
+            1,
+            UNSIGNED,
+            "",
+            7,
+            PreOp,
+            Some((0, 7)),
         ),
-    );
-    m.insert(
-        p(150),
-        IdnEntry::fixed("Current limit", 2, UNSIGNED, "mA", 500, Write::Always)
-            .with_limits(0, 1000),
-    );
-    m.insert(
-        p(200),
-        IdnEntry::list(
-            "Trace buffer",
-            4,
-            HEX,
-            (0..600u32).map(|i| i as u8).collect(),
-            1024,
-            Write::Always,
+        (
+            false,
+            36,
+            "Velocity command value",
+            2,
+            SIGNED,
+            "rpm",
+            0,
+            Always,
+            None,
         ),
+        (
+            false,
+            40,
+            "Velocity feedback value 1",
+            2,
+            SIGNED,
+            "rpm",
+            0,
+            No,
+            None,
+        ),
+        (
+            false,
+            47,
+            "Position command value",
+            2,
+            SIGNED,
+            "inc",
+            0,
+            Always,
+            None,
+        ),
+        (
+            false,
+            51,
+            "Position feedback value 1",
+            2,
+            SIGNED,
+            "inc",
+            0,
+            No,
+            None,
+        ),
+        (
+            false,
+            103,
+            "Modulo value",
+            2,
+            UNSIGNED,
+            "inc",
+            1 << 20,
+            PreOp,
+            Some((1, 1 << 30)),
+        ),
+        (
+            true,
+            150,
+            "Current limit",
+            2,
+            UNSIGNED,
+            "mA",
+            500,
+            Always,
+            Some((0, 1000)),
+        ),
+    ]
+};
+
+/// The IDNs of the simulated SoE drive: the fixed-length ones of `FIXED_IDNS`, two texts, a 600-byte list (to
+/// exercise fragments) and S-0-0017, the list of all IDNs.
+pub fn default_idns() -> BTreeMap<u16, IdnEntry> {
+    use display::*;
+    let id = |product: bool, n: u16| Idn::new(product, 0, n).map_or(n, |i| i.0);
+    let mut m = BTreeMap::new();
+    for &(product, n, name, len, disp, unit, value, write, limits) in FIXED_IDNS {
+        let mut e = IdnEntry::fixed(name, len, disp, unit, value, write);
+        if let Some((lo, hi)) = limits {
+            e = e.with_limits(lo, hi);
+        }
+        m.insert(id(product, n), e);
+    }
+    let text = |name: &str, v: &[u8]| IdnEntry::list(name, 4, TEXT, v.to_vec(), 64, Write::No);
+    m.insert(
+        id(false, 30),
+        text("Manufacturer version", b"ecat-sim SoE drive 1.0"),
     );
+    m.insert(id(false, 140), text("Controller type", b"ECAT-SOE-DRIVE"));
+    let trace = (0..600u32).map(|i| i as u8).collect();
+    m.insert(
+        id(true, 200),
+        IdnEntry::list("Trace buffer", 4, HEX, trace, 1024, Write::Always),
+    );
+    let s17 = id(false, 17);
     let list: Vec<u8> = m
         .keys()
-        .chain([s(17)].iter())
+        .chain([s17].iter())
         .flat_map(|k| k.to_le_bytes())
         .collect();
     m.insert(
-        s(17),
+        s17,
         IdnEntry::list(
             "IDN-list of all operation data",
             5,
@@ -374,6 +422,17 @@ impl SoeServer {
         self.pending = None;
     }
 
+    /// Copy the drive model's actual values from its CoE dictionary into the feedback IDNs
+    /// (S-0-0051 position from 0x6064, S-0-0040 velocity from 0x606C), so SoE reads see the
+    /// same motor as the process data.
+    pub fn sync_from_od(&mut self, od: &crate::coe::Od) {
+        for (idn, index) in [(51u16, 0x6064u16), (40, 0x606C)] {
+            if let (Some(v), Some(e)) = (od.get(index, 0), self.idns.get_mut(&idn)) {
+                e.value = e.encode_num(v);
+            }
+        }
+    }
+
     /// The value of IDN `idn` as a number (tests, device models).
     pub fn number(&self, idn: Idn) -> Option<i64> {
         self.idns.get(&idn.0).and_then(IdnEntry::number)
@@ -384,29 +443,11 @@ impl SoeServer {
         let Ok((_, req)) = wire::parse_soe(msg) else {
             return Err(MailboxErrorCode::SERVICE_NOT_SUPPORTED);
         };
-        let tx = ctx.tx_size;
-        let err = |op: SoeOpcode, idn: u16, code: SoeErrorCode| {
-            let c = code.0.to_le_bytes();
-            let r = SoeRepr {
-                error: true,
-                ..response(op, &req, idn, &c)
-            };
-            Ok(vec![reply(tx, |b| wire::emit_soe(b, 0, &r))])
-        };
-        match req.opcode {
-            SoeOpcode::ReadRequest => {
-                let idn = req.idn_or_fragments;
-                if req.drive_no != 0 {
-                    return err(SoeOpcode::ReadResponse, idn, SoeErrorCode::INVALID_DRIVE);
-                }
-                let Some(e) = self.idns.get(&idn) else {
-                    return err(SoeOpcode::ReadResponse, idn, SoeErrorCode::NO_IDN);
-                };
-                match e.read(req.elements) {
-                    Ok(data) => Ok(fragments(&req, idn, &data, tx)),
-                    Err(c) => err(SoeOpcode::ReadResponse, idn, c),
-                }
-            }
+        let (op, result) = match req.opcode {
+            SoeOpcode::ReadRequest => (
+                SoeOpcode::ReadResponse,
+                self.entry(&req).and_then(|e| e.read(req.elements)),
+            ),
             SoeOpcode::WriteRequest => {
                 let p = self.pending.get_or_insert_with(Pending::default);
                 p.data.extend_from_slice(req.data);
@@ -415,28 +456,41 @@ impl SoeServer {
                     return Ok(vec![]);
                 }
                 let p = self.pending.take().unwrap_or_default();
-                let idn = req.idn_or_fragments;
-                if req.drive_no != 0 {
-                    return err(SoeOpcode::WriteResponse, idn, SoeErrorCode::INVALID_DRIVE);
-                }
-                let Some(e) = self.idns.get_mut(&idn) else {
-                    return err(SoeOpcode::WriteResponse, idn, SoeErrorCode::NO_IDN);
-                };
-                match e.write(Elements(p.elements), &p.data, ctx.state) {
-                    Ok(()) => {
-                        let r = response(SoeOpcode::WriteResponse, &req, idn, &[]);
-                        Ok(vec![reply(tx, |b| wire::emit_soe(b, 0, &r))])
-                    }
-                    Err(c) => err(SoeOpcode::WriteResponse, idn, c),
-                }
+                let written = self
+                    .entry(&req)
+                    .and_then(|e| e.write(Elements(p.elements), &p.data, ctx.state));
+                (SoeOpcode::WriteResponse, written.map(|()| Vec::new()))
             }
-            _ => Err(MailboxErrorCode::SERVICE_NOT_SUPPORTED),
+            _ => return Err(MailboxErrorCode::SERVICE_NOT_SUPPORTED),
+        };
+        let tx = ctx.tx_size;
+        let idn = req.idn_or_fragments;
+        Ok(match result {
+            Ok(data) => fragments(op, &req, idn, &data, tx),
+            Err(code) => {
+                let c = code.0.to_le_bytes();
+                let r = SoeRepr {
+                    error: true,
+                    ..response(op, &req, idn, &c)
+                };
+                vec![reply(tx, |b| wire::emit_soe(b, 0, &r))]
+            }
+        })
+    }
+
+    /// The IDN a complete request names (drive 0 only).
+    fn entry(&mut self, req: &SoeRepr<'_>) -> Result<&mut IdnEntry, SoeErrorCode> {
+        if req.drive_no != 0 {
+            return Err(SoeErrorCode::INVALID_DRIVE);
         }
+        self.idns
+            .get_mut(&req.idn_or_fragments)
+            .ok_or(SoeErrorCode::NO_IDN)
     }
 }
 
-/// Read responses carrying `data`, in as many fragments as the send mailbox needs.
-fn fragments(req: &SoeRepr<'_>, idn: u16, data: &[u8], tx: usize) -> Vec<Vec<u8>> {
+/// Responses `op` carrying `data`, in as many fragments as the send mailbox needs.
+fn fragments(op: SoeOpcode, req: &SoeRepr<'_>, idn: u16, data: &[u8], tx: usize) -> Vec<Vec<u8>> {
     let max = wire::max_data(tx).max(2);
     let chunks: Vec<&[u8]> = if data.is_empty() {
         vec![&[]]
@@ -451,12 +505,7 @@ fn fragments(req: &SoeRepr<'_>, idn: u16, data: &[u8], tx: usize) -> Vec<Vec<u8>
             let left = (n - 1 - i) as u16;
             let r = SoeRepr {
                 incomplete: left > 0,
-                ..response(
-                    SoeOpcode::ReadResponse,
-                    req,
-                    if left > 0 { left } else { idn },
-                    c,
-                )
+                ..response(op, req, if left > 0 { left } else { idn }, c)
             };
             reply(tx, |b| wire::emit_soe(b, 0, &r))
         })
