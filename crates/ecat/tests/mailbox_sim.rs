@@ -4,11 +4,10 @@
 //! acyclic frame, and emergencies a SubDevice sends on its own reach the application with no
 //! transfer running and no polling.
 
+mod common;
+
 use ecat::clock::VirtualTime;
-use ecat::link::sim::SimLink;
 use ecat::runtime::{Activation, Runtime};
-use ecat::MainDevice;
-use ecat_sim::Network;
 use ecat_wire::al::AlState;
 use ecat_wire::coe::EmergencyRepr;
 
@@ -16,14 +15,7 @@ const PERIOD: u64 = 1_000_000;
 
 fn op(net: &str) -> (VirtualTime, Runtime) {
     let vt = VirtualTime::new();
-    let link = SimLink::with_network(
-        Network::open(net).unwrap(),
-        format!("sim:{net}"),
-        net.into(),
-    )
-    .on_virtual_time(vt.clone());
-    let mut md = MainDevice::with_link(Box::new(link));
-    md.scan().unwrap();
+    let md = common::sim::scanned(net, Some(&vt));
     let mut rt = md.activate(Activation::default()).unwrap();
     rt.run_until_state(AlState::Op, PERIOD, 5_000).unwrap();
     for _ in 0..5 {

@@ -3,26 +3,19 @@
 //! SoE, EoE, VoE): blocking in the configuration phase, through BOOT, and in OP through the
 //! same mailbox service as SDOs. Errors are one sentence naming the SubDevice and the request.
 
+mod common;
+
 use ecat::clock::VirtualTime;
-use ecat::link::sim::SimLink;
 use ecat::mailbox::foe::FoeOp;
 use ecat::mailbox::soe::SoeOp;
 use ecat::mailbox::voe::VoeMessage;
 use ecat::runtime::Activation;
 use ecat::MainDevice;
-use ecat_sim::Network;
 use ecat_wire::al::AlState;
 use ecat_wire::soe::{Elements, Idn};
 
 fn open() -> MainDevice {
-    let link = SimLink::with_network(
-        Network::open("mbx").unwrap(),
-        "sim:mbx".into(),
-        "mbx".into(),
-    );
-    let mut md = MainDevice::with_link(Box::new(link));
-    md.scan().unwrap();
-    md
+    common::sim::scanned("mbx", None)
 }
 
 fn file(n: usize) -> Vec<u8> {
@@ -144,14 +137,7 @@ fn soe_idns_read_write_fragments_and_errors() {
 #[test]
 fn foe_and_soe_in_op_through_the_mailbox_service() {
     let vt = VirtualTime::new();
-    let link = SimLink::with_network(
-        Network::open("mbx").unwrap(),
-        "sim:mbx".into(),
-        "mbx".into(),
-    )
-    .on_virtual_time(vt.clone());
-    let mut md = MainDevice::with_link(Box::new(link));
-    md.scan().unwrap();
+    let md = common::sim::scanned("mbx", Some(&vt));
     let mut rt = md.activate(Activation::default()).unwrap();
     rt.run_until_state(AlState::Op, 1_000_000, 5_000).unwrap();
     let client = rt.mailbox_client();

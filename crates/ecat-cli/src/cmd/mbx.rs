@@ -53,9 +53,9 @@ pub struct FoeWriteArgs {
     file: String,
 }
 
-/// Options of `ecat soe_read`.
+/// Where an SoE request goes: bus, SubDevice, drive, and the value's type.
 #[derive(clap::Args, Debug)]
-pub struct SoeReadArgs {
+pub struct SoeTarget {
     #[command(flatten)]
     bus: BusArgs,
     #[command(flatten)]
@@ -63,9 +63,16 @@ pub struct SoeReadArgs {
     /// Drive number (0..7) of a multi-axis SubDevice
     #[arg(short = 'd', long = "drive", default_value = "0")]
     drive: u8,
-    /// Data type (default: from the IDN's attribute)
+    /// Data type of the value (default: from the IDN's attribute)
     #[arg(short = 't', long = "type", value_enum)]
     dtype: Option<DataType>,
+}
+
+/// Options of `ecat soe_read`.
+#[derive(clap::Args, Debug)]
+pub struct SoeReadArgs {
+    #[command(flatten)]
+    to: SoeTarget,
     /// Element: value, name, attribute, unit, min, max, default
     #[arg(short = 'e', long = "element", default_value = "value")]
     element: String,
@@ -77,15 +84,7 @@ pub struct SoeReadArgs {
 #[derive(clap::Args, Debug)]
 pub struct SoeWriteArgs {
     #[command(flatten)]
-    bus: BusArgs,
-    #[command(flatten)]
-    select: Select,
-    /// Drive number (0..7) of a multi-axis SubDevice
-    #[arg(short = 'd', long = "drive", default_value = "0")]
-    drive: u8,
-    /// Data type of VALUE (default: from the IDN's attribute)
-    #[arg(short = 't', long = "type", value_enum)]
-    dtype: Option<DataType>,
+    to: SoeTarget,
     /// IDN as S-0-0001, P-0-0150 or a number
     idn: String,
     /// The value (in the notation of the type)
@@ -140,6 +139,14 @@ pub fn foe_write(a: FoeWriteArgs) -> CmdResult {
     Ok(())
 }
 
+impl SoeTarget {
+    fn open(&self) -> Result<(MainDevice, usize), Box<dyn std::error::Error>> {
+        let md = open_and_scan(&self.bus)?;
+        let pos = self.select.resolve_one(md.subdevices())?;
+        Ok((md, pos))
+    }
+}
+
 fn idn(s: &str) -> Result<Idn, String> {
     s.parse()
         .map_err(|_| format!("'{s}' is not an IDN; write it as S-0-0001, P-0-0150 or a number"))
@@ -176,9 +183,8 @@ pub fn soe_read(a: SoeReadArgs) -> CmdResult {
             a.element
         )
     })?;
-    let mut md = open_and_scan(&a.bus)?;
-    let pos = a.select.resolve_one(md.subdevices())?;
-    let data = md.soe_read(pos, a.drive, idn, el)?;
+    let (mut md, pos) = a.to.open()?;
+    let data = md.soe_read(pos, a.to.drive, idn, el)?;
     if el == Elements::NAME || el == Elements::UNIT {
         let text = ListHeader::parse(&data).map(|(_, t)| t).unwrap_or(&data);
         println!("{}", String::from_utf8_lossy(text));
@@ -188,8 +194,8 @@ pub fn soe_read(a: SoeReadArgs) -> CmdResult {
         println!("{}", hex(&data));
         return Ok(());
     }
-    let attr = attribute(&mut md, pos, a.drive, idn);
-    let t = a.dtype.or_else(|| attr.and_then(attribute_type));
+    let attr = attribute(&mut md, pos, a.to.drive, idn);
+    let t = a.to.dtype.or_else(|| attr.and_then(attribute_type));
     match (t, attr) {
         (Some(t), _) => println!("{}", t.decode(&data)),
         (None, Some(at)) if at.list_item_len().is_some() => {
@@ -214,15 +220,14 @@ pub fn soe_read(a: SoeReadArgs) -> CmdResult {
 /// Run `ecat soe_write`.
 pub fn soe_write(a: SoeWriteArgs) -> CmdResult {
     let idn = idn(&a.idn)?;
-    let mut md = open_and_scan(&a.bus)?;
-    let pos = a.select.resolve_one(md.subdevices())?;
-    let t = match a.dtype {
+    let (mut md, pos) = a.to.open()?;
+    let t = match a.to.dtype {
         Some(t) => t,
-        None => attribute(&mut md, pos, a.drive, idn)
+        None => attribute(&mut md, pos, a.to.drive, idn)
             .and_then(attribute_type)
             .unwrap_or(DataType::Raw),
     };
     let data = t.encode(&a.value)?;
-    md.soe_write(pos, a.drive, idn, Elements::VALUE, &data)?;
+    md.soe_write(pos, a.to.drive, idn, Elements::VALUE, &data)?;
     Ok(())
 }

@@ -643,12 +643,8 @@ fn print_events(rt: &mut Runtime) {
         println!("{e}");
     }
     while let Some((p, e)) = rt.take_emergency() {
-        let who = rt
-            .supervisor()
-            .states()
-            .nth(p)
-            .map(|s| s.info.who().to_string())
-            .unwrap_or_else(|| format!("SubDevice {p}"));
+        let sub = rt.supervisor().states().nth(p);
+        let who = sub.map_or(format!("SubDevice {p}"), |s| s.info.who().to_string());
         println!("{who}: {}", ecat::mailbox::emergency::describe(&e));
     }
 }

@@ -93,7 +93,6 @@ pub fn error_class(code: u16) -> &'static str {
         0x50 => "device hardware",
         0x60..=0x6F => "device software",
         0x70 => "additional modules",
-        0x80 => "monitoring",
         0x81 => "communication",
         0x82 => "protocol error",
         0x86 => "monitoring (following error / limits)",

@@ -342,12 +342,8 @@ impl Exchange {
                 }
                 // WKC 0: SM0 still full; write again next time.
             }
-            (StepKind::Read, State::Write) => {
-                // Read before our request went out: whatever it is, it is not our answer.
-                if wkc == 1 {
-                    self.keep_aside(data);
-                }
-            }
+            // Read before our request went out: whatever it is, it is not our answer.
+            (StepKind::Read, State::Write) if wkc == 1 => self.keep_aside(data),
             (StepKind::Read, State::Wait { tries, .. }) => {
                 if wkc == 1 {
                     self.take_message(data);
