@@ -206,3 +206,33 @@ fn foe_and_soe_in_op_through_the_mailbox_service() {
     let t = r.unwrap().unwrap_err().to_string();
     assert!(t.contains("IDN not present"), "{t}");
 }
+
+#[test]
+fn voe_answers_sent_unasked_are_kept_for_the_application() {
+    // A VoE message posted without waiting: the simulator's echo arrives unasked, is picked
+    // up through the cyclic SM1 status and kept for the application.
+    use ecat::mailbox::voe::VoeOp;
+    use ecat_wire::mailbox::MailboxType;
+    let vt = VirtualTime::new();
+    let md = common::sim::scanned("mbx", Some(&vt));
+    let mut rt = md.activate(Activation::default()).unwrap();
+    rt.run_until_state(AlState::Op, 1_000_000, 5_000).unwrap();
+    let m = VoeMessage {
+        vendor_id: 0xECA,
+        vendor_type: 3,
+        data: vec![1, 2, 3],
+    };
+    let p = rt
+        .mailbox_client()
+        .submit(2, VoeOp::Send(m.clone()))
+        .unwrap();
+    let mut got = None;
+    for _ in 0..20 {
+        vt.advance(1_000_000);
+        rt.tx_rx(1_000_000).unwrap();
+        got = got.or_else(|| rt.take_mailbox_message(2, MailboxType::Voe));
+    }
+    p.poll().expect("VoE send done").unwrap();
+    let msg = got.expect("the echo was kept");
+    assert_eq!(VoeMessage::parse(&msg[6..]), Some(m));
+}

@@ -169,8 +169,14 @@ pub struct MailboxService {
     /// Cycle of each SubDevice's last SM0 write or SM1 read.
     last_access: Vec<u64>,
     emergencies: Emergencies,
+    /// Messages of other protocols SubDevices sent on their own (VoE, EoE ...), by position,
+    /// oldest first, at most [`KEEP_MESSAGES`] each.
+    messages: Vec<VecDeque<Vec<u8>>>,
     unsolicited: u64,
 }
+
+/// Messages sent unasked kept per SubDevice until taken (older ones are dropped).
+pub const KEEP_MESSAGES: usize = 16;
 
 /// The former name of [`MailboxService`].
 pub type SdoService = MailboxService;
@@ -218,6 +224,7 @@ impl MailboxService {
             waiting: (0..n).map(|_| VecDeque::new()).collect(),
             last_access: vec![0; n],
             emergencies: Emergencies::new(n),
+            messages: (0..n).map(|_| VecDeque::new()).collect(),
             unsolicited: 0,
         }
     }
@@ -242,9 +249,23 @@ impl MailboxService {
         &self.emergencies
     }
 
-    /// Messages SubDevices sent on their own that no protocol client took (counted, dropped).
+    /// Messages SubDevices sent on their own that no protocol client took (all so far).
     pub fn unsolicited(&self) -> u64 {
         self.unsolicited
+    }
+
+    /// The oldest message of mailbox type `kind` (e.g. VoE) the SubDevice at `position` sent
+    /// on its own: the whole mailbox message, header included.
+    pub fn take_message(
+        &mut self,
+        position: usize,
+        kind: ecat_wire::mailbox::MailboxType,
+    ) -> Option<Vec<u8>> {
+        let q = self.messages.get_mut(position)?;
+        let i = q
+            .iter()
+            .position(|m| m.get(5).is_some_and(|b| b & 0x0F == kind as u8))?;
+        q.remove(i)
     }
 
     /// True if a transfer is running or waiting for the SubDevice at `position`.
@@ -376,7 +397,14 @@ impl MailboxService {
             for e in done.job.take_emergencies() {
                 self.emergencies.push(p, e);
             }
-            self.unsolicited += done.job.take_unsolicited().len() as u64;
+            for m in done.job.take_unsolicited() {
+                self.unsolicited += 1;
+                let q = &mut self.messages[p];
+                if q.len() == KEEP_MESSAGES {
+                    q.pop_front();
+                }
+                q.push_back(m);
+            }
             if let (Some(res), Some(reply)) = (done.job.take_result(), done.reply) {
                 complete(&reply, res, cycle);
             }
