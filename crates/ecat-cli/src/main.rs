@@ -92,6 +92,19 @@ enum Command {
     Upload(cmd::coe::UploadArgs),
     /// Write an SDO (IgH: `ethercat download`).
     Download(cmd::coe::DownloadArgs),
+    /// Read a file from a SubDevice over FoE (IgH: `ethercat foe_read`).
+    #[command(name = "foe_read")]
+    FoeRead(cmd::mbx::FoeReadArgs),
+    /// Write a file to a SubDevice over FoE, with `--boot` through BOOT (IgH: `ethercat
+    /// foe_write`).
+    #[command(name = "foe_write")]
+    FoeWrite(cmd::mbx::FoeWriteArgs),
+    /// Read an IDN element over SoE (IgH: `ethercat soe_read`).
+    #[command(name = "soe_read")]
+    SoeRead(cmd::mbx::SoeReadArgs),
+    /// Write an IDN value over SoE (IgH: `ethercat soe_write`).
+    #[command(name = "soe_write")]
+    SoeWrite(cmd::mbx::SoeWriteArgs),
     /// List the object dictionary over SDO Information (IgH: `ethercat sdos`).
     Sdos(cmd::coe::SdosArgs),
     /// Show PDO assignment and mapping (IgH: `ethercat pdos`).
@@ -147,6 +160,10 @@ fn main() -> ExitCode {
         Command::Xml(a) => cmd::xml::run(a),
         Command::Download(a) => cmd::coe::download(a),
         Command::Sdos(a) => cmd::coe::sdos(a),
+        Command::FoeRead(a) => cmd::mbx::foe_read(a),
+        Command::FoeWrite(a) => cmd::mbx::foe_write(a),
+        Command::SoeRead(a) => cmd::mbx::soe_read(a),
+        Command::SoeWrite(a) => cmd::mbx::soe_write(a),
         Command::Data(a) => cmd::domains::data(a),
         Command::Run(a) => cmd::run::run(a),
         Command::Analyze(a) => cmd::analyze::run(a),

@@ -20,6 +20,11 @@
 //! (changeable in PREOP). The CiA 402 servo ([`devices::drive`]) runs its state machine,
 //! modes and motor model on it.
 //!
+//! The other mailbox protocols ([`mbx`]) follow the SII's protocol word: FoE with a file store
+//! per device and firmware writes in BOOT through the bootstrap mailbox, SoE IDNs (the
+//! `ECAT-SOE-DRIVE` model), an EoE endpoint with a small IP stack (ARP, ICMP echo, UDP echo)
+//! and VoE echo.
+//!
 //! Process data flows through 3-buffer SyncManagers into device behaviours (inputs that move,
 //! outputs you can observe: [`Network::outputs`], [`Network::set_inputs`]). Faults are seeded
 //! and scriptable ([`Faults`], [`FaultEvent`], [`Network::process`] returns each frame's
@@ -48,8 +53,10 @@ pub mod eni;
 mod error;
 pub mod esc;
 pub mod faults;
+pub mod mbx;
 mod netfile;
 mod netfile_esi;
+mod netfile_mbx;
 mod network;
 pub mod replay;
 pub mod sii_info;

@@ -17,7 +17,8 @@
 //! ```
 //!
 //! Devices from ESI files (`esi`, `type`, `product`, `revision`, `esi_dirs`): see
-//! `netfile_esi`.
+//! `netfile_esi`. FoE files, password and busy replies (`foe_files`, `foe_password`,
+//! `foe_busy`) and the EoE address (`eoe_ip`): see `netfile_mbx`.
 //!
 //! Firmware timing: how long a SubDevice with firmware waits in SAFEOP for its first outputs
 //! after an OP request before refusing with 0x001B (see `esc::al`), for the whole file and
@@ -173,6 +174,10 @@ struct EntryRepr {
     type_name: Option<Spanned<String>>,
     product: Option<Spanned<i64>>,
     revision: Option<Spanned<i64>>,
+    foe_files: Option<Spanned<std::collections::BTreeMap<String, String>>>,
+    foe_password: Option<Spanned<u32>>,
+    foe_busy: Option<Spanned<u32>>,
+    eoe_ip: Option<Spanned<String>>,
 }
 
 /// 1-based line of byte `offset` in `text`.
@@ -318,6 +323,13 @@ pub(crate) fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<NetFile
         let mut node = node;
         wire(&mut node, &nodes, e, &at)?;
         esm_timeout(&mut node, e, file.safeop_op_timeout_ms, &at)?;
+        let foe = crate::netfile_mbx::FoeKeys {
+            files: e.foe_files.as_ref(),
+            password: e.foe_password.as_ref(),
+            busy: e.foe_busy.as_ref(),
+        };
+        crate::netfile_mbx::apply(&mut node, &foe, base_dir, &at)?;
+        crate::netfile_mbx::apply_eoe_ip(&mut node, e.eoe_ip.as_ref(), &at)?;
         nodes.push(node);
     }
     let escs = nodes.iter().filter(|n| n.esc.is_some()).count();

@@ -187,6 +187,11 @@ const PRESETS: &[(&str, &str)] = &[
          [[subdevice]]\nmodel = \"ECAT-SERVO-402\"\n[[subdevice]]\nmodel = \"ECAT-SERVO-402\"\n",
     ),
     ("dc8", include_str!("presets/dc8.toml")),
+    (
+        "mbx",
+        "[[subdevice]]\nmodel = \"ECAT-SERVO-402\"\n[[subdevice]]\nmodel = \"EL3102\"\n\
+         [[subdevice]]\nmodel = \"ECAT-SOE-DRIVE\"\n",
+    ),
 ];
 
 impl Network {
@@ -421,9 +426,10 @@ impl Network {
     /// `dc8` (the DC acceptance network: EK1100, EL3102, EL4132, EL3102, EL4132, EK1122 on the
     /// E-Bus, and two drives on an Ethernet branch from the EK1122's port 3; drifts within
     /// ±100 ppm; `src/presets/dc8.toml`). Clocks not given drift randomly (seeded) within
-    /// ±100 ppm.
+    /// ±100 ppm. `mbx`: the mailbox protocols network (ECAT-SERVO-402 with FoE, EL3102 with
+    /// CoE and FoE, ECAT-SOE-DRIVE with CoE, FoE, SoE, EoE and VoE).
     pub fn preset_names() -> &'static [&'static str] {
-        &["io", "servo", "servo6", "dc8"]
+        &["io", "servo", "servo6", "dc8", "mbx"]
     }
 
     /// Read a TOML network file.

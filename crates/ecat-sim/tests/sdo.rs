@@ -300,9 +300,9 @@ fn mailbox_counter_duplicates_and_header_errors() {
     );
     assert_eq!(err(&mut bus, &m, &[10, 0, 0, 0, 0, 0x40]), 0x0005, "type 0");
     assert_eq!(
-        err(&mut bus, &m, &[10, 0, 0, 0, 0, 0x54]),
+        err(&mut bus, &m, &[10, 0, 0, 0, 0, 0x55]),
         0x0002,
-        "FoE unsupported"
+        "SoE unsupported (the servo serves CoE and FoE)"
     );
     assert_eq!(
         err(&mut bus, &m, &[4, 0, 0, 0, 0, 0x63, 0, 0x20]),

@@ -140,3 +140,120 @@ pub fn coe(data: &[u8]) {
     }
     let _ = coe::parse_emergency(data);
 }
+
+/// FoE messages: whole-message parse with round trip, and the bare packet parser.
+pub fn foe(data: &[u8]) {
+    let _ = crate::foe::FoeRepr::parse_bytes(data);
+    let Ok((h, r)) = crate::foe::parse_foe(data) else {
+        return;
+    };
+    let _ = (r.text(), r.opcode().name());
+    if let crate::foe::FoeRepr::Error { code, .. } = r {
+        let _ = code.description();
+    }
+    let mut b = [0u8; 1024];
+    let Ok(n) = crate::foe::emit_foe(&mut b, h.counter, &r) else {
+        return;
+    };
+    assert_eq!(
+        crate::foe::parse_foe(&b[..n]).map(|x| x.1),
+        Ok(r),
+        "FoE round trip"
+    );
+}
+
+/// SoE messages: whole-message parse with round trip, error code, list elements, IDN text.
+pub fn soe(data: &[u8]) {
+    use crate::soe;
+    let Ok((h, r)) = soe::parse_soe(data) else {
+        return;
+    };
+    if let Some(c) = r.error_code() {
+        let _ = c.description();
+    }
+    let _ = soe::ListHeader::parse(r.data);
+    let _ = soe::value_u64(r.data);
+    let idn = soe::Idn(r.idn_or_fragments);
+    let mut text = [0u8; 16];
+    let s = fmt_into(&mut text, format_args!("{idn}"));
+    assert_eq!(s.parse::<soe::Idn>(), Ok(idn), "IDN text round trip");
+    if let Ok(t) = core::str::from_utf8(r.data) {
+        let _ = t.parse::<soe::Idn>();
+    }
+    let mut b = [0u8; 1024];
+    let Ok(n) = soe::emit_soe(&mut b, h.counter, &r) else {
+        return;
+    };
+    assert_eq!(
+        soe::parse_soe(&b[..n]).map(|x| x.1),
+        Ok(r),
+        "SoE round trip"
+    );
+}
+
+/// VoE messages: whole-message parse with round trip.
+pub fn voe(data: &[u8]) {
+    let Ok((h, r)) = crate::voe::parse_voe(data) else {
+        return;
+    };
+    let mut b = [0u8; 1024];
+    let Ok(n) = crate::voe::emit_voe(&mut b, h.counter, &r) else {
+        return;
+    };
+    assert_eq!(
+        crate::voe::parse_voe(&b[..n]).map(|x| x.1),
+        Ok(r),
+        "VoE round trip"
+    );
+}
+
+/// EoE messages: whole-message parse with round trip, IP parameters with round trip, and the
+/// reassembler fed the message twice (a repeated fragment must be refused, never panic).
+pub fn eoe(data: &[u8]) {
+    use crate::eoe::{self, DnsName};
+    let Ok((h, r)) = eoe::parse_eoe(data) else {
+        return;
+    };
+    let _ = (
+        r.timestamp(),
+        r.frame_data(),
+        r.header.result().description(),
+    );
+    if let Ok(p) = eoe::IpParams::parse(r.data) {
+        let mut b = [0u8; eoe::IpParams::LEN];
+        p.emit(&mut b).expect("IP parameters re-emit");
+        assert_eq!(eoe::IpParams::parse(&b), Ok(p), "IP parameters round trip");
+        let _ = p.dns_name.as_ref().map(DnsName::as_str);
+    }
+    let mut re = eoe::Reassembler::new([0u8; 1536]);
+    let _ = re.push(&r);
+    let _ = re.push(&r);
+    let _ = re.frame();
+    let mut b = [0u8; 1024];
+    let Ok(n) = eoe::emit_eoe(&mut b, h.counter, &r) else {
+        return;
+    };
+    assert_eq!(
+        eoe::parse_eoe(&b[..n]).map(|x| x.1),
+        Ok(r),
+        "EoE round trip"
+    );
+}
+
+/// Format into a stack buffer (no allocation in `no_std`); text that does not fit is cut.
+fn fmt_into<'a>(buf: &'a mut [u8], args: core::fmt::Arguments<'_>) -> &'a str {
+    struct W<'b>(&'b mut [u8], usize);
+    impl core::fmt::Write for W<'_> {
+        fn write_str(&mut self, s: &str) -> core::fmt::Result {
+            let end = (self.1 + s.len()).min(self.0.len());
+            let n = end - self.1;
+            self.0[self.1..end].copy_from_slice(&s.as_bytes()[..n]);
+            self.1 = end;
+            Ok(())
+        }
+    }
+    let mut w = W(buf, 0);
+    let _ = core::fmt::write(&mut w, args);
+    let n = w.1;
+    core::str::from_utf8(&buf[..n]).unwrap_or("")
+}

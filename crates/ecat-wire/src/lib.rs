@@ -24,7 +24,9 @@ extern crate std;
 pub mod al;
 pub mod coe;
 pub mod datagram;
+pub mod eoe;
 mod error;
+pub mod foe;
 pub mod frame;
 #[doc(hidden)]
 pub mod fuzzing;
@@ -32,6 +34,8 @@ pub mod latin1;
 pub mod mailbox;
 pub mod register;
 pub mod sii;
+pub mod soe;
+pub mod voe;
 
 pub use datagram::{Command, Datagram, DatagramRepr};
 pub use error::{Error, Result};

@@ -209,6 +209,29 @@ pub fn parse_message(msg: &[u8]) -> Result<(MailboxHeaderRepr, &[u8])> {
     Ok((repr, &msg[HEADER_LEN..h.total_len()]))
 }
 
+/// Parse a whole message that must be of `kind` and return its header and payload;
+/// [`Error::BadValue`] if it is of another type.
+pub fn parse_typed(msg: &[u8], kind: MailboxType) -> Result<(MailboxHeaderRepr, &[u8])> {
+    let (h, payload) = parse_message(msg)?;
+    if h.kind != kind {
+        return Err(Error::BadValue);
+    }
+    Ok((h, payload))
+}
+
+/// Write a whole message of `kind` with `counter` whose `len` payload bytes `fill` writes;
+/// returns the message length.
+pub fn emit_typed(
+    buf: &mut [u8],
+    kind: MailboxType,
+    counter: u8,
+    len: usize,
+    fill: impl FnOnce(&mut [u8]) -> Result<usize>,
+) -> Result<usize> {
+    fill(emit_message(buf, kind, counter, len)?)?;
+    Ok(HEADER_LEN + len)
+}
+
 /// Write a header for `kind` with `counter` and `len` payload bytes, and return the payload
 /// area to fill (not cleared).
 pub fn emit_message(

@@ -51,3 +51,23 @@ fn mailbox_corpus() {
 fn coe_corpus() {
     run("coe", ecat_wire::fuzzing::coe);
 }
+
+#[test]
+fn foe_corpus() {
+    run("foe", ecat_wire::fuzzing::foe);
+}
+
+#[test]
+fn soe_corpus() {
+    run("soe", ecat_wire::fuzzing::soe);
+}
+
+#[test]
+fn voe_corpus() {
+    run("voe", ecat_wire::fuzzing::voe);
+}
+
+#[test]
+fn eoe_corpus() {
+    run("eoe", ecat_wire::fuzzing::eoe);
+}

@@ -10,6 +10,11 @@
 //! bits 6..4 carry the cycle number modulo 8 and bits 3..0 the frame number, so a frame that
 //! returns in a later cycle is recognised as late and dropped, and a duplicate as a duplicate.
 //!
+//! With [`Extras::mailbox_status`], an LRD of a small logical area reads every mailbox
+//! SubDevice's SM1 "mailbox full" bit (each maps it there with an FMMU, see
+//! [`crate::runtime`]), so the MainDevice learns every cycle, at no extra frame, which
+//! mailboxes hold an answer or a message sent on their own.
+//!
 //! Per cycle: [`CyclicFrames::prepare`] copies outputs from the domain images into the
 //! templates (one `memcpy` per datagram) and stamps the indices; the caller transmits
 //! [`CyclicFrames::frame`]s; [`CyclicFrames::handle_frame`] copies inputs back and records
@@ -84,6 +89,8 @@ enum Kind {
     AlProbe,
     /// BRD 0x092C: OR of every |system time difference| (an upper bound of the largest).
     SyncMonitor,
+    /// LRD of the mailbox status bits.
+    MailboxStatus,
 }
 
 /// A special datagram's place and its last answer.
@@ -118,6 +125,8 @@ pub struct Extras {
     pub al_probe: bool,
     /// Distributed clocks.
     pub dc: Option<CyclicDc>,
+    /// LRD of the SM1 status bits: (logical address, bytes).
+    pub mailbox_status: Option<(u32, u16)>,
 }
 
 /// The cyclic frame templates. See the module documentation.
@@ -127,6 +136,9 @@ pub struct CyclicFrames {
     specials: Vec<Special>,
     tag: u8,
     counters: CyclicCounters,
+    /// The mailbox status bits of the last cycle (valid while `mailbox_returned`).
+    mailbox: Vec<u8>,
+    mailbox_returned: bool,
 }
 
 impl CyclicFrames {
@@ -160,6 +172,12 @@ impl CyclicFrames {
             items.push((
                 Err(Kind::AlProbe),
                 DatagramRepr::physical(Command::Brd, 0, 0, AL_STATUS, 2),
+            ));
+        }
+        if let Some((logical, len)) = extras.mailbox_status {
+            items.push((
+                Err(Kind::MailboxStatus),
+                DatagramRepr::logical(Command::Lrd, 0, logical, len),
             ));
         }
         if extras.dc.is_some_and(|d| d.monitor) {
@@ -223,6 +241,8 @@ impl CyclicFrames {
             specials,
             tag: 0,
             counters: CyclicCounters::default(),
+            mailbox: vec![0; extras.mailbox_status.map_or(0, |(_, n)| n as usize)],
+            mailbox_returned: false,
         })
     }
 
@@ -261,6 +281,12 @@ impl CyclicFrames {
             .map(|p| p.value as u32 & 0x7FFF_FFFF)
     }
 
+    /// The mailbox status bits read by the last cycle's frames (bit n of the area: the
+    /// SubDevice given bit n), if their frame came back.
+    pub fn mailbox_status(&self) -> Option<&[u8]> {
+        self.mailbox_returned.then_some(&self.mailbox[..])
+    }
+
     fn special(&self, kind: Kind) -> Option<&Special> {
         self.specials.iter().find(|p| p.kind == kind && p.returned)
     }
@@ -280,6 +306,7 @@ impl CyclicFrames {
     pub fn prepare(&mut self, domains: &mut [Domain], master_time: u64) {
         self.counters.cycles += 1;
         self.tag = (self.tag + 1) & 0x07;
+        self.mailbox_returned = false;
         for p in &mut self.specials {
             p.value = 0;
             p.wkc = 0;
@@ -399,6 +426,11 @@ impl CyclicFrames {
         }
         for p in self.specials.iter_mut().filter(|p| p.frame == n) {
             let o = p.at - ETH_HEADER_LEN + HEADER_LEN;
+            if p.kind == Kind::MailboxStatus {
+                self.mailbox.copy_from_slice(&payload[o..o + p.len]);
+                self.mailbox_returned = true;
+                continue;
+            }
             let mut v = [0u8; 8];
             v[..p.len].copy_from_slice(&payload[o..o + p.len]);
             p.value = u64::from_le_bytes(v);
@@ -538,7 +570,7 @@ mod tests {
             [0; 6],
             Extras {
                 al_probe: true,
-                dc: None,
+                ..Default::default()
             },
         )
         .unwrap()

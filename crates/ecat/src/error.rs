@@ -136,12 +136,13 @@ pub enum Error {
         /// The abort code with its text.
         code: ecat_wire::coe::SdoAbortCode,
     },
-    /// A mailbox transfer failed below the SDO level (timeout, mailbox error, garbled answer).
-    #[error("{who}: SDO {what} failed: {reason}")]
+    /// A mailbox transfer failed (timeout, mailbox error, garbled answer, or refused by the
+    /// SubDevice with a protocol error such as an FoE or SoE error code).
+    #[error("{who}: {what} failed: {reason}")]
     Mailbox {
         /// The SubDevice.
         who: Who,
-        /// The transfer.
+        /// The transfer with its protocol, e.g. `SDO upload 0x1018:01`.
         what: String,
         /// What went wrong.
         reason: String,

@@ -8,7 +8,7 @@
 //!
 //! Leaving INIT for PREOP or BOOT needs the mailbox SyncManagers; they are written here from
 //! the SII (standard or bootstrap areas) just before the request, as a SubDevice checks them on
-//! that transition.
+//! that transition — disabled first, so a configuration left from BOOT is replaced.
 
 use crate::bus::{check_wkc, Bus, Pdu};
 use crate::error::{Error, Result};
@@ -96,6 +96,9 @@ fn prepare(bus: &mut Bus, subs: &[&mut SubDevice], target: AlState) -> Result<()
             AlState::Init => continue,
             _ => mailbox_sms(s, s.mailbox.rx, s.mailbox.tx),
         };
+        // Disable first: an ESC takes a SyncManager's start and length only while it is
+        // disabled (after BOOT the bootstrap configuration is still there).
+        batch.push(Pdu::physical(Command::Fpwr, s.station, sm(0), vec![0; 16]));
         batch.push(Pdu::physical(Command::Fpwr, s.station, sm(0), sms.to_vec()));
     }
     bus.exchange(&mut batch)?;

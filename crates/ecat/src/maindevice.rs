@@ -8,7 +8,7 @@ use crate::eeprom;
 use crate::error::{Error, Result};
 use crate::esm;
 use crate::link::{self, Link};
-use crate::mailbox::{self, exchange::MailboxArea, sdo::SdoOp};
+use crate::mailbox::{exchange::MailboxArea, sdo::SdoOp};
 use crate::pdo_coe;
 use crate::runtime::{Activation, Runtime};
 use crate::scan;
@@ -16,6 +16,8 @@ use crate::subdevice::SubDevice;
 use ecat_wire::al::AlState;
 use ecat_wire::Command;
 use std::time::Duration;
+
+mod mailbox_ops;
 
 /// An EtherCAT MainDevice on one link.
 #[derive(Debug)]
@@ -240,32 +242,9 @@ impl MainDevice {
     /// PREOP on).
     pub fn sdo(&mut self, position: usize, op: SdoOp) -> Result<Vec<u8>> {
         let area = self.coe_mailbox(position)?;
-        let what = op.describe();
-        let who = self.subdevices[position].who();
-        let no_answer = |e: Error| match e {
-            Error::Wkc { .. } | Error::Timeout { .. } => Error::Mailbox {
-                who: who.clone(),
-                what: what.clone(),
-                reason: format!("the SubDevice does not answer ({e})"),
-            },
-            other => other,
-        };
-        {
-            let mut one = [&mut self.subdevices[position]];
-            esm::read_status(&mut self.bus, &mut one).map_err(no_answer)?;
-        }
-        if self.subdevices[position].al_status.state() == Some(AlState::Init) {
-            self.request_state(&[position], AlState::PreOp, esm::DEFAULT_TIMEOUT)?;
-        }
-        let sub = self.subdevices[position].clone();
-        mailbox::blocking::run(
-            &mut self.bus,
-            &sub,
-            area,
-            &mut self.mailbox_counters[position],
-            op,
-        )
-        .map_err(no_answer)
+        let what = format!("SDO {}", op.describe());
+        self.ensure_mailbox(position, &what)?;
+        self.run_on(position, area, op.into())
     }
 
     /// Read object `index:subindex` (the whole object with `complete_access`).

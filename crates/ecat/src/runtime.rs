@@ -7,7 +7,14 @@
 //! [`tx_rx`](Runtime::tx_rx) to send and wait for the frames to come back (the round trip).
 //!
 //! `send` transmits the cyclic frames first, then at most one acyclic frame (the supervisor's
-//! work and any queued requests), so acyclic work never delays process data. Received frames
+//! work and any queued requests), so acyclic work never delays process data.
+//!
+//! Mailbox status in the process image (as TwinCAT does): every mailbox SubDevice with an FMMU
+//! to spare gets one more FMMU mapping its SM1 status bit 3 ("mailbox full", register 0x080D)
+//! to one bit of a small logical area after the domains, which one LRD in the cyclic frames
+//! reads. The mailbox service ([`crate::mailbox::service`]) then reads an answer in the first
+//! cycle it is there, sends nothing while a mailbox is empty, and picks up emergencies at any
+//! time. Received frames
 //! are told apart by their first datagram index (cyclic ones have bit 7). Nothing here
 //! allocates per cycle.
 
@@ -21,14 +28,59 @@ use crate::frame::{EngineConfig, EngineCounters, FrameEngine};
 use crate::link::{Link, LinkCounters};
 use crate::mailbox::exchange::MailboxArea;
 use crate::mailbox::sdo::SdoOp;
-use crate::mailbox::service::{SdoClient, SdoService};
+use crate::mailbox::service::{MailboxClient, MailboxService, Target};
 use crate::subdevice::SubDevice;
 use crate::supervisor::{Event, Supervisor, SupervisorTiming};
 use ecat_wire::al::AlState;
+use ecat_wire::register::FmmuRepr;
+
+/// SM1 status register byte (0x080D) and its "mailbox full" bit.
+const SM1_STATUS: u16 = 0x080D;
+const MAILBOX_FULL_BIT: u8 = 3;
+
+/// Give every mailbox SubDevice with an FMMU to spare one more, mapping its SM1 "mailbox full"
+/// bit to bit n of a logical area starting at the first byte at or after `end`. Returns the
+/// bit per SubDevice and the area (logical address, bytes), if any SubDevice got one.
+fn map_mailbox_status(
+    subs: &[SubDevice],
+    fmmus: &mut [Vec<FmmuRepr>],
+    end: u64,
+) -> (Vec<Option<u32>>, Option<(u32, u16)>) {
+    let base = end.min(u32::MAX as u64 - 0x1_0000) as u32;
+    let mut n = 0u32;
+    let bits = subs
+        .iter()
+        .zip(fmmus.iter_mut())
+        .map(|(s, f)| {
+            let spare = f.len() < (s.fmmu_count as usize).min(16);
+            if !s.mailbox.present() || !spare || n >= 8 * 0x0800 {
+                return None;
+            }
+            f.push(FmmuRepr {
+                logical_start: base + n / 8,
+                length: 1,
+                logical_start_bit: (n % 8) as u8,
+                logical_stop_bit: (n % 8) as u8,
+                physical_start: SM1_STATUS,
+                physical_start_bit: MAILBOX_FULL_BIT,
+                kind: FmmuRepr::READ,
+                enable: 1,
+            });
+            n += 1;
+            Some(n - 1)
+        })
+        .collect();
+    (bits, (n > 0).then(|| (base, n.div_ceil(8) as u16)))
+}
 
 /// The CoE mailbox area of a SubDevice, if it has CoE.
 pub fn coe_area(s: &SubDevice) -> Option<MailboxArea> {
-    if !s.mailbox.present() || s.mailbox.protocols & 0x04 == 0 {
+    mailbox_area(s).filter(|_| s.mailbox.protocols & 0x04 != 0)
+}
+
+/// The standard mailbox area of a SubDevice, if it has a mailbox (any protocol).
+pub fn mailbox_area(s: &SubDevice) -> Option<MailboxArea> {
+    if !s.mailbox.present() {
         return None;
     }
     let tx = if s.mailbox.tx.size == 0 {
@@ -121,8 +173,13 @@ pub struct Runtime {
     domains: Vec<Domain>,
     frames: CyclicFrames,
     supervisor: Supervisor,
-    sdo: SdoService,
+    sdo: MailboxService,
     mailbox_counters: Vec<u8>,
+    /// Bit in the mailbox status area per SubDevice (by position), if mapped.
+    status_bit: Vec<Option<u32>>,
+    /// The mailbox status bits as of cycle `status_cycle` (0: none yet).
+    status: Vec<u8>,
+    status_cycle: u64,
     rx: Vec<u8>,
     tx: Vec<u8>,
     cycle: u64,
@@ -195,6 +252,14 @@ impl Runtime {
                 subs.len()
             )));
         }
+        let mut fmmus: Vec<Vec<FmmuRepr>> = lay.mappings.into_iter().map(|m| m.fmmus).collect();
+        let end = lay
+            .domains
+            .iter()
+            .flat_map(|d| d.plans.iter().map(|p| p.logical as u64 + p.len as u64))
+            .max()
+            .unwrap_or(act.logical_base as u64);
+        let (status_bit, status_area) = map_mailbox_status(&subs, &mut fmmus, end);
         let frames = CyclicFrames::new(
             &lay.domains,
             link.mac(),
@@ -205,20 +270,23 @@ impl Runtime {
                     write_master_time: d.mode == DcMode::ReferenceFollowsMaster,
                     monitor: true,
                 }),
+                mailbox_status: status_area,
             },
         )?;
         engine.set_config(EngineConfig {
             timeout_ns: 10_000_000,
             retries: 2,
         });
-        let fmmus = lay.mappings.into_iter().map(|m| m.fmmus).collect();
         let areas: Vec<Option<MailboxArea>> = subs.iter().map(coe_area).collect();
         let mut startup = act.startup_sdos;
         startup.resize(subs.len(), Vec::new());
-        let sdo = SdoService::new(
+        let sdo = MailboxService::new(
             subs.iter()
-                .zip(&areas)
-                .map(|(s, a)| (s.who(), *a))
+                .map(|s| Target {
+                    who: s.who(),
+                    area: mailbox_area(s),
+                    protocols: s.mailbox.protocols,
+                })
                 .collect(),
         );
         let mut mailbox_counters = act.mailbox_counters;
@@ -248,6 +316,9 @@ impl Runtime {
             supervisor,
             sdo,
             mailbox_counters,
+            status: vec![0; status_area.map_or(0, |(_, n)| n as usize)],
+            status_bit,
+            status_cycle: 0,
             rx: vec![0; 2048],
             tx: vec![0; 1518],
             cycle: 0,
@@ -344,15 +415,42 @@ impl Runtime {
         self.link
     }
 
-    /// The oldest CoE emergency a SubDevice sent during an SDO transfer of the cycle:
-    /// (position, message).
+    /// The oldest CoE emergency any SubDevice sent (during a transfer, or on its own while its
+    /// mailbox status is mapped): (position, message).
     pub fn take_emergency(&mut self) -> Option<(usize, ecat_wire::coe::EmergencyRepr)> {
         self.sdo.take_emergency()
     }
 
-    /// A handle for SDO requests while cycling, usable from any thread.
-    pub fn sdo_client(&self) -> SdoClient {
+    /// The oldest CoE emergency of the SubDevice at `position`.
+    pub fn take_emergency_of(&mut self, position: usize) -> Option<ecat_wire::coe::EmergencyRepr> {
+        self.sdo.take_emergency_of(position)
+    }
+
+    /// The oldest message of mailbox type `kind` (e.g. VoE) the SubDevice at `position` sent
+    /// on its own (picked up through the cyclic SM1 status, or during a transfer of another
+    /// protocol): the whole mailbox message, header included.
+    pub fn take_mailbox_message(
+        &mut self,
+        position: usize,
+        kind: ecat_wire::mailbox::MailboxType,
+    ) -> Option<Vec<u8>> {
+        self.sdo.take_message(position, kind)
+    }
+
+    /// A handle for mailbox requests (SDO and the other protocols) while cycling, usable from
+    /// any thread.
+    pub fn sdo_client(&self) -> MailboxClient {
         self.sdo.client()
+    }
+
+    /// The same handle as [`Runtime::sdo_client`], by its general name.
+    pub fn mailbox_client(&self) -> MailboxClient {
+        self.sdo.client()
+    }
+
+    /// True if the SM1 status bit of the SubDevice at `position` rides in the cyclic frames.
+    pub fn mailbox_status_mapped(&self, position: usize) -> bool {
+        self.status_bit.get(position).is_some_and(|b| b.is_some())
     }
 
     /// Drive every SubDevice to `state`.
@@ -399,7 +497,14 @@ impl Runtime {
             let now = self.clock.now_ns();
             self.dispatch(n, now);
         }
-        self.engine.poll_timeouts(self.clock.now_ns());
+        let now = self.clock.now_ns();
+        self.engine.poll_timeouts(now);
+        self.sdo.collect(
+            &mut self.engine,
+            now,
+            self.cycle,
+            &mut self.mailbox_counters,
+        );
         Ok(())
     }
 
@@ -449,6 +554,10 @@ impl Runtime {
     pub fn send_cyclic(&mut self) -> Result<()> {
         let now = self.clock.now_ns();
         self.probe = self.frames.al_probe();
+        if let Some(b) = self.frames.mailbox_status() {
+            self.status.copy_from_slice(b);
+            self.status_cycle = self.cycle;
+        }
         self.last_dc_time = self
             .frames
             .dc_time()
@@ -480,10 +589,19 @@ impl Runtime {
             self.last_dc_time,
         );
         let sup = &self.supervisor;
-        self.sdo
-            .poll(&mut self.engine, now, &mut self.mailbox_counters, |p| {
-                sup.mailbox_busy(p)
-            });
+        let (bits, status, at) = (&self.status_bit, &self.status, self.status_cycle);
+        let sm1 = |p: usize| {
+            let b = bits.get(p).copied().flatten()? as usize;
+            (at > 0 && sup.fmmus_mapped(p)).then(|| (status[b / 8] & (1 << (b % 8)) != 0, at))
+        };
+        self.sdo.poll(
+            &mut self.engine,
+            now,
+            self.cycle,
+            &mut self.mailbox_counters,
+            |p| sup.mailbox_busy(p),
+            sm1,
+        );
         if let Some(n) = self.engine.poll_transmit(now, &mut self.tx) {
             self.link.send(&self.tx[..n])?;
         }

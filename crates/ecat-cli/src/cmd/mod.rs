@@ -9,6 +9,7 @@ pub mod domains;
 pub mod eni;
 pub mod eni_run;
 pub mod graph;
+pub mod mbx;
 pub mod pdos;
 pub mod reg;
 pub mod replay;

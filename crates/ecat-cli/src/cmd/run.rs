@@ -221,9 +221,7 @@ pub fn run(mut a: Args) -> CmdResult {
     describe_layout(&rt);
     let t1 = Instant::now();
     let bringup = rt.run_until_state(AlState::Op, a.cycle, 10_000_000_000 / a.cycle.max(1));
-    while let Some(e) = rt.next_event() {
-        println!("{e}");
-    }
+    print_events(&mut rt);
     bringup?;
     println!(
         "all {} SubDevices in OP after {} cycles ({:.1} ms)",
@@ -273,9 +271,7 @@ pub fn run(mut a: Args) -> CmdResult {
     let rss_start = rss_kib();
     let mut rss_per_minute: Vec<u64> = Vec::new();
     let mut report = |perf: &mut Perf, rt: &mut Runtime, c: &LoopCounters| {
-        while let Some(e) = rt.next_event() {
-            println!("{e}");
-        }
+        print_events(rt);
         while rss_per_minute.len() < perf.minutes().len() {
             let n = rss_per_minute.len();
             let row = perf.minutes()[n];
@@ -303,9 +299,7 @@ pub fn run(mut a: Args) -> CmdResult {
         &mut app,
         &mut report,
     );
-    while let Some(e) = rt.next_event() {
-        println!("{e}");
-    }
+    print_events(&mut rt);
     let counters = result?;
     let elapsed = started.elapsed().as_secs_f64();
     println!(
@@ -380,9 +374,7 @@ pub fn run(mut a: Args) -> CmdResult {
     }
     println!("stopping: requesting INIT from every SubDevice");
     let stop_result = rt.run_until_state(AlState::Init, a.cycle.max(100_000), 5_000);
-    while let Some(e) = rt.next_event() {
-        println!("{e}");
-    }
+    print_events(&mut rt);
     stop_result?;
     a.tap.report(&rt);
     let states = crate::output::runtime_subdevices(&rt);
@@ -643,4 +635,16 @@ fn to_json(
             "expected_wkc": d.expected_wkc(), "state": d.state().name(),
         })).collect::<Vec<_>>(),
     })
+}
+
+/// Print the supervisor's events and the CoE emergencies SubDevices sent since the last call.
+fn print_events(rt: &mut Runtime) {
+    while let Some(e) = rt.next_event() {
+        println!("{e}");
+    }
+    while let Some((p, e)) = rt.take_emergency() {
+        let sub = rt.supervisor().states().nth(p);
+        let who = sub.map_or(format!("SubDevice {p}"), |s| s.info.who().to_string());
+        println!("{who}: {}", ecat::mailbox::emergency::describe(&e));
+    }
 }

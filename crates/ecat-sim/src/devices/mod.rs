@@ -96,6 +96,7 @@ static MODELS: &[Model] = &[
     esc(&beckhoff::EL4132, ET1100_EBUS),
     esc(&beckhoff::EK1122, ET1100_EBUS_EBUS_MII_MII),
     with(&servo::SERVO402, ET1100_MII, behaviour::servo),
+    with(&servo::SOE_DRIVE, ET1100_MII, behaviour::servo),
 ];
 
 /// The models with an ESC.

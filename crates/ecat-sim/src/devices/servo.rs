@@ -3,7 +3,9 @@
 //! SM2) and TxPDO 0x1A00 statusword + position actual + velocity actual (10 bytes, SM3).
 //! Further PDOs for CSP, CST and all modes (0x1601..0x1603, 0x1A01..0x1A03) are listed in the
 //! SII but not assigned; the mapping and assignment can be changed over CoE in PREOP. The
-//! object dictionary is `servo_od`, the behaviour `cia402`.
+//! object dictionary is `servo_od`, the behaviour `cia402`. It serves FoE too (files, no
+//! BOOT); [`SOE_DRIVE`] is the same drive with every mailbox protocol and a bootstrap mailbox
+//! for firmware updates over FoE in BOOT.
 
 use super::spec::{dtype, DeviceSpec, EntrySpec, PdoSpec, SmSpec};
 use ecat_wire::sii::{CoeDetails, FmmuUsage, MailboxProtocols, SyncManagerType};
@@ -24,13 +26,13 @@ pub const SERVO402: DeviceSpec = DeviceSpec {
     config: [0x0C08, 0, 100, 0],
     mailbox: Some((0x1000, 128, 0x1080, 128)),
     bootstrap: None,
-    protocols: MailboxProtocols::COE,
+    protocols: MailboxProtocols(MailboxProtocols::COE.0 | MailboxProtocols::FOE.0),
     coe_details: CoeDetails::SDO
         | CoeDetails::SDO_INFO
         | CoeDetails::PDO_ASSIGN
         | CoeDetails::PDO_CONFIG
         | CoeDetails::COMPLETE_ACCESS,
-    foe: false,
+    foe: true,
     flags: 0,
     ebus_current_ma: 0,
     ports: 0x0011,
@@ -149,6 +151,27 @@ pub const SERVO402: DeviceSpec = DeviceSpec {
     // CiA 402 (0x0192) servo drive (additional information 0x0002).
     device_type: 0x0002_0192,
     objects: super::servo_od::OBJECTS,
+};
+
+/// The simulated servo drive with every mailbox protocol: the CiA 402 drive of [`SERVO402`]
+/// (same PDOs, dictionary and behaviour) that also serves SoE IDNs (`crate::mbx::soe`), an EoE
+/// endpoint with a small IP stack, VoE echo, and FoE with BOOT (bootstrap mailbox 0x1000 and
+/// 0x1200, 512 bytes each).
+pub const SOE_DRIVE: DeviceSpec = DeviceSpec {
+    order: "ECAT-SOE-DRIVE",
+    name: "ecat simulated servo drive (CoE, SoE, EoE, FoE, VoE)",
+    product: 0x0000_0403,
+    // BOOT: a larger bootstrap mailbox for firmware downloads over FoE (the process-data SMs
+    // are closed in BOOT, so it may cover their area).
+    bootstrap: Some((0x1000, 0x200, 0x1200, 0x200)),
+    protocols: MailboxProtocols(
+        MailboxProtocols::COE.0
+            | MailboxProtocols::FOE.0
+            | MailboxProtocols::SOE.0
+            | MailboxProtocols::EOE.0
+            | MailboxProtocols::VOE.0,
+    ),
+    ..SERVO402
 };
 
 const fn pdo_entry(index: u16, name: &'static str, data_type: u8, bits: u8) -> EntrySpec {

@@ -11,7 +11,8 @@
 //!    mailbox header". Then the counter: a message whose counter is not 0 and equals the
 //!    previous message's counter is a duplicate (the MainDevice repeated it) and is dropped
 //!    without an answer. CoE goes to the device's CoE server when it has an object
-//!    dictionary; every other type → 0x0002 "protocol not supported".
+//!    dictionary, FoE/SoE/EoE/VoE to the servers of `crate::mbx` the SII announces (in BOOT
+//!    only FoE is served); every other type → 0x0002 "protocol not supported".
 //! 3. Answers (SDO responses, SDO Information fragments, error replies, emergencies) wait in
 //!    a queue; one is put into SM1 whenever it is empty, with the device's own counter
 //!    (1..7, then 1 again). Beyond [`OUTBOX_LIMIT`] queued messages the oldest is dropped.
@@ -23,7 +24,7 @@ use super::Esc;
 use crate::coe::Coe;
 use ecat_wire::al::AlState;
 use ecat_wire::coe::{emit_emergency, EmergencyRepr};
-use ecat_wire::mailbox::{emit_error_reply, next_counter, MailboxErrorCode};
+use ecat_wire::mailbox::{emit_error_reply, next_counter, MailboxErrorCode, MailboxType};
 use ecat_wire::register as reg;
 use std::collections::VecDeque;
 
@@ -83,6 +84,23 @@ impl Esc {
         }
     }
 
+    /// Send an Ethernet frame from the device's EoE endpoint to the MainDevice, cut into
+    /// fragments for SM1 (the device's own traffic, e.g. a frame from its web server). False
+    /// if the device has no EoE, its mailbox is closed or the frame is too long for EoE.
+    pub fn eoe_send(&mut self, frame: &[u8]) -> bool {
+        let tx = self.sm(1).length as usize;
+        if !self.mailbox_open() || self.al_status().state() == Some(AlState::Boot) {
+            return false;
+        }
+        let Some(e) = self.eoe_mut() else {
+            return false;
+        };
+        let msgs = e.send_frame(frame, tx);
+        let ok = !msgs.is_empty();
+        msgs.into_iter().for_each(|m| self.queue(m));
+        ok
+    }
+
     /// Messages waiting for SM1 to become free.
     pub fn mailbox_queue_len(&self) -> usize {
         self.mbx.outbox.len()
@@ -111,8 +129,24 @@ impl Esc {
         self.mbx.last_in = counter;
         let state = self.al_status().state().unwrap_or(AlState::PreOp);
         let sm1 = self.sm(1).length as usize;
-        let answers = match self.coe.as_mut() {
-            Some(coe) if kind == 3 => coe.handle(state, msg, sm1),
+        let ctx = crate::mbx::MbxCtx {
+            state,
+            rx_size: self.sm(0).length as usize,
+            tx_size: sm1,
+        };
+        let kind = MailboxType::from_u8(kind);
+        if let (Some(coe), Some(soe), Some(MailboxType::Soe)) = (
+            self.coe.as_ref(),
+            self.proto.as_mut().and_then(|p| p.soe.as_mut()),
+            kind,
+        ) {
+            soe.sync_from_od(&coe.od);
+        }
+        let answers = match (self.coe.as_mut(), self.proto.as_mut(), kind) {
+            (Some(coe), _, Some(MailboxType::Coe)) if state != AlState::Boot => {
+                coe.handle(state, msg, sm1)
+            }
+            (_, Some(p), Some(k)) if p.serves(k) => p.handle(k, msg, &ctx),
             _ => Err(MailboxErrorCode::UNSUPPORTED_PROTOCOL),
         };
         match answers {
@@ -134,6 +168,9 @@ impl Esc {
                 };
                 if let Some(c) = self.coe.as_mut() {
                     c.close();
+                }
+                if let Some(p) = self.proto.as_mut() {
+                    p.close();
                 }
             }
             return;

@@ -95,6 +95,8 @@ pub struct Esc {
     eeprom: eeprom::EepromState,
     mbx: mailbox::MailboxState,
     coe: Option<Box<crate::coe::Coe>>,
+    /// FoE, SoE, EoE and VoE servers (`crate::mbx`), as the SII's protocol word announces.
+    pub(crate) proto: Option<Box<crate::mbx::Protocols>>,
     bufs: [buffered::Triple; 16],
     io: io::IoState,
     wd: watchdog::Watchdog,
@@ -117,6 +119,9 @@ impl core::fmt::Debug for Esc {
 impl Esc {
     /// Build an ESC from its chip and SII image and power it up.
     pub fn new(chip: EscChip, sii: Vec<u8>, info: SiiInfo) -> Esc {
+        let proto =
+            crate::mbx::Protocols::from_sii(info.fixed.mailbox_protocols, info.fixed.serial)
+                .map(Box::new);
         let ram_bytes = chip.ram_kib as u32 * 1024;
         let mut esc = Esc {
             mem: vec![0; 0x1000 + ram_bytes as usize],
@@ -134,6 +139,7 @@ impl Esc {
             eeprom: Default::default(),
             mbx: Default::default(),
             coe: None,
+            proto,
             bufs: Default::default(),
             io: Default::default(),
             wd: Default::default(),
@@ -164,6 +170,9 @@ impl Esc {
         self.dc_power_up();
         if let Some(c) = self.coe.as_mut() {
             c.reset();
+        }
+        if let Some(p) = self.proto.as_mut() {
+            p.close();
         }
         self.io = io::IoState::for_esc(self);
         if let Some(b) = self.behaviour.as_mut() {

@@ -1,8 +1,10 @@
-//! SDO transfers during the configuration phase, over the blocking [`Bus`]: the same
-//! [`SdoJob`] the cyclic runtime steps once per cycle, here stepped datagram after datagram.
+//! Mailbox transfers during the configuration phase, over the blocking [`Bus`]: the same
+//! [`MailboxJob`] the cyclic runtime steps once per cycle, here stepped datagram after
+//! datagram (a read right after the write usually finds the answer already there).
 
-use super::job::SdoJob;
-use super::sdo::SdoOp;
+use super::exchange::{Sm1, StepKind};
+use super::job::MailboxJob;
+use super::op::MailboxOp;
 use crate::bus::Bus;
 use crate::error::Result;
 use crate::mailbox::exchange::MailboxArea;
@@ -17,24 +19,38 @@ pub fn run(
     sub: &SubDevice,
     area: MailboxArea,
     counter: &mut u8,
-    op: SdoOp,
+    op: impl Into<MailboxOp>,
 ) -> Result<Vec<u8>> {
-    let mut job = SdoJob::new(sub.who(), area, op, *counter, bus.now());
+    let mut job = MailboxJob::new(sub.who(), area, op, *counter, bus.now());
+    let r = finish(bus, &mut job);
+    *counter = job.counter();
+    r
+}
+
+/// Step `job` to its end over `bus`.
+pub fn finish(bus: &mut Bus, job: &mut MailboxJob) -> Result<Vec<u8>> {
     loop {
-        let now = bus.now();
-        match job.next_datagram(now) {
-            Some((cmd, adp, ado, data)) => {
-                let polling = cmd == ecat_wire::Command::Fprd && data.len() == 1;
-                let (d, wkc) = bus.transact(cmd, adp, ado, data)?;
-                job.answer(&d, wkc, bus.now());
-                if polling && !job.is_done() {
-                    bus.pause(POLL_PAUSE_NS);
-                }
+        let plan = job.plan(bus.now(), Sm1::Unknown);
+        if plan[0].is_none() {
+            if job.is_done() {
+                break;
             }
-            None if job.is_done() => break,
-            None => bus.pause(POLL_PAUSE_NS),
+            bus.pause(POLL_PAUSE_NS);
+            continue;
+        }
+        // Only waiting (a read or status poll) and nothing there yet: pause before the next.
+        let waiting = matches!(plan, [Some(StepKind::Read | StepKind::Status), None]);
+        let mut empty = false;
+        for kind in plan.into_iter().flatten() {
+            let (cmd, adp, ado, data) = job.datagram(kind);
+            let (d, wkc) = bus.transact(cmd, adp, ado, data)?;
+            empty =
+                wkc == 0 || kind == StepKind::Status && d.first().is_some_and(|s| s & 0x08 == 0);
+            job.answer(kind, &d, wkc, bus.now());
+        }
+        if waiting && empty && !job.is_done() {
+            bus.pause(POLL_PAUSE_NS);
         }
     }
-    *counter = job.counter();
     job.take_result().unwrap_or_else(|| Ok(Vec::new()))
 }

@@ -13,6 +13,8 @@
 //!
 //! Mailbox counters (1..7) are the caller's; every request message gets the next one.
 
+use super::transfer::{message, Failure, Transfer};
+use ecat_wire::coe::info::SdoInfoHeaderRepr;
 use ecat_wire::coe::info::{
     emit_entry_description_request, emit_object_description_request, emit_od_list_request,
     parse_info, OdListType, SdoInfo,
@@ -21,8 +23,8 @@ use ecat_wire::coe::sdo::{
     emit_download_segment, emit_expedited_download, emit_normal_download, emit_upload_request,
     emit_upload_segment_request, max_initiate_data, max_segment_data, parse_response, SdoResponse,
 };
-use ecat_wire::coe::SdoAbortCode;
-use ecat_wire::mailbox::next_counter;
+use ecat_wire::coe::{parse_coe, SdoAbortCode};
+use ecat_wire::mailbox::MailboxType;
 
 /// What to do over SDO.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -111,28 +113,10 @@ impl SdoOp {
     }
 }
 
-/// Why a transfer failed at the SDO level.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SdoError {
-    /// The server aborted with this code.
-    Abort(SdoAbortCode),
-    /// The server answered something that does not fit the transfer.
-    Protocol(String),
-}
+pub use super::transfer::Next;
 
-/// What the transfer wants next.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Next {
-    /// Send this mailbox message and wait for the answer.
-    Send(Vec<u8>),
-    /// Wait for one more message without sending (a further SDO Information fragment).
-    Receive,
-    /// Finished: the uploaded bytes (empty for a download; for SDO Information the answer's
-    /// payload as described in [`SdoTransfer`]).
-    Done(Vec<u8>),
-    /// Failed.
-    Failed(SdoError),
-}
+/// Why an SDO transfer failed (the protocol-agnostic [`Failure`]).
+pub type SdoError = Failure;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stage {
@@ -178,24 +162,12 @@ impl SdoTransfer {
         self.counter
     }
 
-    fn next_counter(&mut self) -> u8 {
-        self.counter = next_counter(self.counter);
-        self.counter
-    }
-
     fn message(&mut self, f: impl FnOnce(&mut [u8], u8) -> ecat_wire::Result<usize>) -> Next {
-        let c = self.next_counter();
-        let mut buf = vec![0u8; self.mailbox_size.max(16)];
-        match f(&mut buf, c) {
-            Ok(n) => {
-                buf.truncate(n);
-                Next::Send(buf)
-            }
-            Err(e) => {
-                self.stage = Stage::Finished;
-                Next::Failed(SdoError::Protocol(format!("cannot build the request: {e}")))
-            }
+        let next = message(self.mailbox_size, &mut self.counter, f);
+        if matches!(next, Next::Failed(_)) {
+            self.stage = Stage::Finished;
         }
+        next
     }
 
     /// The first request message.
@@ -366,7 +338,37 @@ impl SdoTransfer {
         }
     }
 
+    fn description_fragment(&mut self, incomplete: bool) -> Next {
+        if incomplete {
+            self.stage = Stage::InfoFragments;
+            Next::Receive
+        } else {
+            self.stage = Stage::Finished;
+            Next::Done(std::mem::take(&mut self.data))
+        }
+    }
+
     fn on_info(&mut self, msg: &[u8]) -> Next {
+        let describing = matches!(
+            self.op,
+            SdoOp::ObjectDescription { .. } | SdoOp::EntryDescription { .. }
+        );
+        if describing && self.stage == Stage::InfoFragments {
+            // A further fragment: only the info header is structured.
+            return match parse_coe(msg).map(|(_, _, b)| (SdoInfoHeaderRepr::parse(b), b)) {
+                Ok((Ok(h), b)) if h.opcode == ecat_wire::coe::info::SdoInfoOpcode::Error => {
+                    let code = b
+                        .get(4..8)
+                        .map_or(0, |c| u32::from_le_bytes(c.try_into().unwrap_or([0; 4])));
+                    self.fail(Failure::Abort(SdoAbortCode(code)))
+                }
+                Ok((Ok(h), b)) => {
+                    self.data.extend_from_slice(&b[4..]);
+                    self.description_fragment(h.incomplete)
+                }
+                _ => self.protocol("SDO Information fragment cannot be decoded"),
+            };
+        }
         let (h, info) = match parse_info(msg) {
             Ok(x) => x,
             Err(e) => {
@@ -392,12 +394,31 @@ impl SdoTransfer {
                 }
             }
             SdoInfo::ObjectDescriptionResponse(_) | SdoInfo::EntryDescriptionResponse(_) => {
-                // Hand back the body after the 6 + 2 + 4 header bytes.
-                self.stage = Stage::Finished;
-                Next::Done(msg.get(12..).unwrap_or(&[]).to_vec())
+                // The body after the 6 + 2 + 4 header bytes; long descriptions (names) come
+                // in fragments, the first one decoded here, the rest taken as they are.
+                self.data.extend_from_slice(msg.get(12..).unwrap_or(&[]));
+                self.description_fragment(h.incomplete)
             }
             _ => self.protocol("unexpected SDO Information answer"),
         }
+    }
+}
+
+impl Transfer for SdoTransfer {
+    fn start(&mut self) -> Next {
+        SdoTransfer::start(self)
+    }
+    fn on_response(&mut self, msg: &[u8]) -> Next {
+        SdoTransfer::on_response(self, msg)
+    }
+    fn counter(&self) -> u8 {
+        self.counter
+    }
+    fn describe(&self) -> String {
+        format!("SDO {}", self.op.describe())
+    }
+    fn accepts(&self, kind: u8) -> bool {
+        kind == MailboxType::Coe as u8
     }
 }
 
@@ -556,6 +577,37 @@ mod tests {
             t.on_response(&r),
             Next::Failed(SdoError::Abort(SdoAbortCode(0x0602_0000)))
         );
+    }
+
+    #[test]
+    fn long_descriptions_arrive_in_fragments() {
+        use ecat_wire::coe::info::{emit_info, SdoInfoHeaderRepr, SdoInfoOpcode};
+        let name: Vec<u8> = (0..150u8).map(|i| b'a' + i % 26).collect();
+        // The body as one piece: index, data type, max subindex, object code, name.
+        let mut body = vec![0x00, 0x20, 0x09, 0x00, 0x05, 0x09];
+        body.extend_from_slice(&name);
+        let mut t = SdoTransfer::new(SdoOp::ObjectDescription { index: 0x2000 }, 64, 0);
+        send(t.start());
+        // Fragments of at most 64 − 12 bytes, fragments-left counting down.
+        let chunks: Vec<&[u8]> = body.chunks(52).collect();
+        let mut next = Next::Receive;
+        for (i, c) in chunks.iter().enumerate() {
+            let left = (chunks.len() - 1 - i) as u16;
+            let h = SdoInfoHeaderRepr {
+                opcode: SdoInfoOpcode::ObjectDescriptionResponse,
+                incomplete: left > 0,
+                fragments_left: left,
+            };
+            let mut m = [0u8; 64];
+            emit_info(&mut m, 1, &h, c.len())
+                .unwrap()
+                .copy_from_slice(c);
+            assert_eq!(next, Next::Receive, "fragment {i} is awaited");
+            next = t.on_response(&m[..12 + c.len()]);
+        }
+        assert_eq!(next, Next::Done(body.clone()));
+        let d = ecat_wire::coe::info::ObjectDescriptionRepr::parse(&body).unwrap();
+        assert_eq!((d.index, d.name), (0x2000, &name[..]));
     }
 
     #[test]

@@ -1,19 +1,29 @@
-//! SDO requests from any thread while the bus is cycling.
+//! Mailbox requests from any thread while the bus is cycling, for every protocol.
 //!
-//! An application thread holds an [`SdoClient`] (cheap to clone, `Send`) and submits requests
-//! into a bounded queue; each returns a [`Pending`] to poll or wait on. The cyclic runtime calls
-//! [`SdoService::poll`] once per cycle: it takes new requests, runs at most one transfer per
-//! SubDevice at a time (further requests to the same SubDevice wait their turn, in order) and
-//! gives each running transfer at most one datagram per cycle in the acyclic frame, so the
-//! cyclic frames are never delayed or displaced by SDO traffic.
+//! An application thread holds a [`MailboxClient`] (cheap to clone, `Send`; also known as
+//! [`SdoClient`]) and submits requests ([`MailboxOp`]: SDO, and the other protocols) into a
+//! bounded queue; each returns a [`Pending`] to poll or wait on. The cyclic runtime calls
+//! [`MailboxService::poll`] once per cycle: it takes new requests, runs at most one transfer
+//! per SubDevice at a time (further requests to the same SubDevice wait their turn, in order)
+//! and lets each running transfer put at most two datagrams into the acyclic frame, so the
+//! cyclic frames are never delayed or displaced by mailbox traffic.
+//!
+//! What the cyclic frames say of each SubDevice's SM1 ("mailbox full", see
+//! [`crate::runtime`]) steers the transfers ([`Sm1`]) and, while a SubDevice has no transfer,
+//! makes the service read a message it sent on its own: CoE emergencies go to the per-SubDevice
+//! queues ([`Emergencies`]) at any time, not only during transfers. An observation counts only
+//! if its cyclic frame was sent after the SubDevice's mailbox was last accessed.
 
-use super::exchange::MailboxArea;
-use super::job::SdoJob;
+use super::emergency::Emergencies;
+use super::exchange::{MailboxArea, Sm1};
+use super::job::MailboxJob;
+use super::op::MailboxOp;
 use super::sdo::SdoOp;
 use crate::error::{Error, Result, Who};
-use crate::frame::{FrameEngine, Handle, Status};
+use crate::frame::FrameEngine;
 use ecat_wire::coe::EmergencyRepr;
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
@@ -25,6 +35,8 @@ pub const QUEUE_DEPTH: usize = 256;
 struct Reply {
     slot: Mutex<Option<Result<Vec<u8>>>>,
     done: Condvar,
+    /// Cycles sent by the runtime when the request completed (0: not yet).
+    cycle: AtomicU64,
 }
 
 /// The answer to a submitted request, once it comes.
@@ -37,6 +49,12 @@ impl Pending {
     /// The result if it has come (taken: a second call returns `None`).
     pub fn poll(&self) -> Option<Result<Vec<u8>>> {
         self.reply.slot.lock().ok()?.take()
+    }
+
+    /// The runtime's cycle count ([`crate::runtime::Runtime::cycle_count`]) when the request
+    /// completed, once it has (to measure latency in cycles).
+    pub fn completed_cycle(&self) -> Option<u64> {
+        Some(self.reply.cycle.load(Ordering::Acquire)).filter(|&c| c > 0)
     }
 
     /// Wait up to `timeout` for the result.
@@ -53,38 +71,41 @@ impl Pending {
 
 struct Request {
     position: usize,
-    op: SdoOp,
+    op: MailboxOp,
     reply: Arc<Reply>,
 }
 
-/// Submits SDO requests to a cycling runtime from any thread.
+/// Submits mailbox requests to a cycling runtime from any thread.
 #[derive(Clone)]
-pub struct SdoClient {
+pub struct MailboxClient {
     tx: SyncSender<Request>,
 }
 
-impl std::fmt::Debug for SdoClient {
+/// The former name of [`MailboxClient`].
+pub type SdoClient = MailboxClient;
+
+impl std::fmt::Debug for MailboxClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("SdoClient")
+        f.write_str("MailboxClient")
     }
 }
 
-impl SdoClient {
+impl MailboxClient {
     /// Queue `op` for the SubDevice at `position`.
-    pub fn submit(&self, position: usize, op: SdoOp) -> Result<Pending> {
+    pub fn submit(&self, position: usize, op: impl Into<MailboxOp>) -> Result<Pending> {
         let reply = Arc::new(Reply::default());
         let r = Request {
             position,
-            op,
+            op: op.into(),
             reply: reply.clone(),
         };
         match self.tx.try_send(r) {
             Ok(()) => Ok(Pending { reply }),
             Err(TrySendError::Full(_)) => Err(Error::Invalid(format!(
-                "the SDO queue is full ({QUEUE_DEPTH} requests waiting); wait for answers before sending more"
+                "the mailbox request queue is full ({QUEUE_DEPTH} requests waiting); wait for answers before sending more"
             ))),
             Err(TrySendError::Disconnected(_)) => {
-                Err(Error::Invalid("the cyclic runtime has stopped; SDO requests are no longer served".into()))
+                Err(Error::Invalid("the cyclic runtime has stopped; mailbox requests are no longer served".into()))
             }
         }
     }
@@ -121,64 +142,130 @@ impl SdoClient {
     }
 }
 
-struct Running {
-    job: SdoJob,
-    reply: Arc<Reply>,
-    handle: Option<Handle>,
+/// A mailbox SubDevice the service serves: identity, mailbox, protocols (SII word 0x1C).
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// Who it is.
+    pub who: Who,
+    /// Its standard mailbox, if any.
+    pub area: Option<MailboxArea>,
+    /// Supported mailbox protocols (bit 2 CoE, 3 FoE, 4 SoE, 1 EoE, 0x20 VoE ...).
+    pub protocols: u16,
 }
 
-/// Serves [`SdoClient`] requests inside the cyclic runtime. See the module documentation.
-pub struct SdoService {
+struct Running {
+    job: MailboxJob,
+    /// `None` for a listening job (nobody waits for it).
+    reply: Option<Arc<Reply>>,
+}
+
+/// Serves [`MailboxClient`] requests inside the cyclic runtime. See the module documentation.
+pub struct MailboxService {
     rx: Receiver<Request>,
-    client: SdoClient,
-    targets: Vec<(Who, Option<MailboxArea>)>,
+    client: MailboxClient,
+    targets: Vec<Target>,
     running: Vec<Option<Running>>,
     waiting: Vec<VecDeque<Request>>,
-    /// CoE emergencies that arrived during transfers: (position, message), oldest first.
-    emergencies: VecDeque<(usize, EmergencyRepr)>,
+    /// Cycle of each SubDevice's last SM0 write or SM1 read.
+    last_access: Vec<u64>,
+    emergencies: Emergencies,
+    /// Messages of other protocols SubDevices sent on their own (VoE, EoE ...), by position,
+    /// oldest first, at most [`KEEP_MESSAGES`] each.
+    messages: Vec<VecDeque<Vec<u8>>>,
+    unsolicited: u64,
 }
 
-/// Emergencies kept until taken (older ones are dropped first).
-pub const MAX_EMERGENCIES: usize = 256;
+/// Messages sent unasked kept per SubDevice until taken (older ones are dropped).
+pub const KEEP_MESSAGES: usize = 16;
 
-impl std::fmt::Debug for SdoService {
+/// The former name of [`MailboxService`].
+pub type SdoService = MailboxService;
+
+impl std::fmt::Debug for MailboxService {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SdoService")
+        f.debug_struct("MailboxService")
             .field("subdevices", &self.targets.len())
             .finish()
     }
 }
 
-fn complete(reply: &Reply, r: Result<Vec<u8>>) {
+fn complete(reply: &Reply, r: Result<Vec<u8>>, cycle: u64) {
+    reply.cycle.store(cycle.max(1), Ordering::Release);
     if let Ok(mut s) = reply.slot.lock() {
         *s = Some(r);
         reply.done.notify_all();
     }
 }
 
-impl SdoService {
-    /// A service for SubDevices with these identities and CoE mailboxes (by position).
-    pub fn new(targets: Vec<(Who, Option<MailboxArea>)>) -> SdoService {
+/// Names of the protocols in an SII mailbox protocol word, e.g. `CoE, FoE` (or `none`).
+fn protocol_names(bits: u16) -> String {
+    let names = crate::subdevice::MailboxInfo {
+        protocols: bits,
+        ..Default::default()
+    }
+    .protocol_names();
+    if names.is_empty() {
+        "none".into()
+    } else {
+        names.join(", ")
+    }
+}
+
+impl MailboxService {
+    /// A service for these SubDevices (by position).
+    pub fn new(targets: Vec<Target>) -> MailboxService {
         let (tx, rx) = sync_channel(QUEUE_DEPTH);
         let n = targets.len();
-        SdoService {
+        MailboxService {
             rx,
-            client: SdoClient { tx },
+            client: MailboxClient { tx },
             targets,
             running: (0..n).map(|_| None).collect(),
             waiting: (0..n).map(|_| VecDeque::new()).collect(),
-            emergencies: VecDeque::with_capacity(MAX_EMERGENCIES),
+            last_access: vec![0; n],
+            emergencies: Emergencies::new(n),
+            messages: (0..n).map(|_| VecDeque::new()).collect(),
+            unsolicited: 0,
         }
     }
 
     /// A client to submit requests with.
-    pub fn client(&self) -> SdoClient {
+    pub fn client(&self) -> MailboxClient {
         self.client.clone()
     }
 
-    /// The oldest CoE emergency received while serving transfers: (position, message).
+    /// The oldest CoE emergency of any SubDevice: (position, message).
     pub fn take_emergency(&mut self) -> Option<(usize, EmergencyRepr)> {
-        self.emergencies.pop_front()
+        self.emergencies.take()
+    }
+
+    /// The oldest CoE emergency of the SubDevice at `position`.
+    pub fn take_emergency_of(&mut self, position: usize) -> Option<EmergencyRepr> {
+        self.emergencies.take_of(position)
+    }
+
+    /// The emergency queues.
+    pub fn emergencies(&self) -> &Emergencies {
+        &self.emergencies
+    }
+
+    /// Messages SubDevices sent on their own that no protocol client took (all so far).
+    pub fn unsolicited(&self) -> u64 {
+        self.unsolicited
+    }
+
+    /// The oldest message of mailbox type `kind` (e.g. VoE) the SubDevice at `position` sent
+    /// on its own: the whole mailbox message, header included.
+    pub fn take_message(
+        &mut self,
+        position: usize,
+        kind: ecat_wire::mailbox::MailboxType,
+    ) -> Option<Vec<u8>> {
+        let q = self.messages.get_mut(position)?;
+        let i = q
+            .iter()
+            .position(|m| m.get(5).is_some_and(|b| b & 0x0F == kind as u8))?;
+        q.remove(i)
     }
 
     /// True if a transfer is running or waiting for the SubDevice at `position`.
@@ -187,93 +274,139 @@ impl SdoService {
             || self.waiting.get(position).is_some_and(|w| !w.is_empty())
     }
 
-    /// One cycle's work. `counters` are the SubDevices' mailbox counters; `blocked[p]` is true
-    /// while the supervisor itself uses SubDevice p's mailbox.
+    fn admit(&mut self, req: Request) {
+        let Some(t) = self.targets.get(req.position) else {
+            let n = self.targets.len();
+            return complete(
+                &req.reply,
+                Err(Error::NotFound(format!(
+                    "there is no SubDevice at position {}; the bus has {n}",
+                    req.position
+                ))),
+                0,
+            );
+        };
+        let bit = req.op.protocol_bit();
+        if t.area.is_some() && t.protocols & bit != 0 {
+            return self.waiting[req.position].push_back(req);
+        }
+        let e = match req.op {
+            MailboxOp::Sdo(_) => Error::NoCoe {
+                who: t.who.clone(),
+                protocols: protocol_names(t.protocols),
+            },
+            _ => Error::Invalid(format!(
+                "{} cannot serve the {}: its mailbox protocols are {}",
+                t.who,
+                req.op.describe(),
+                protocol_names(t.protocols)
+            )),
+        };
+        complete(&req.reply, Err(e), 0);
+    }
+
+    /// One cycle's work (`cycle` numbers the acyclic frame this goes into). `counters` are
+    /// the SubDevices' mailbox counters; `blocked(p)` is true while the supervisor itself
+    /// uses SubDevice p's mailbox; `sm1(p)` is the last cyclic observation of its SM1 "mailbox
+    /// full" bit with the cycle whose frame carried it, if its status bit is mapped.
     pub fn poll(
         &mut self,
         engine: &mut FrameEngine,
         now: u64,
+        cycle: u64,
         counters: &mut [u8],
         blocked: impl Fn(usize) -> bool,
+        sm1: impl Fn(usize) -> Option<(bool, u64)>,
     ) {
         while let Ok(req) = self.rx.try_recv() {
-            match self.targets.get(req.position) {
-                None => complete(
-                    &req.reply,
-                    Err(Error::NotFound(format!(
-                        "there is no SubDevice at position {}; the bus has {}",
-                        req.position,
-                        self.targets.len()
-                    ))),
-                ),
-                Some((who, None)) => complete(
-                    &req.reply,
-                    Err(Error::NoCoe {
-                        who: who.clone(),
-                        protocols: "none with CoE".into(),
-                    }),
-                ),
-                Some(_) => self.waiting[req.position].push_back(req),
-            }
+            self.admit(req);
         }
         let n = self.targets.len();
         for (p, counter) in counters.iter_mut().enumerate().take(n) {
-            if self.running[p].is_none() && !blocked(p) {
-                if let Some(req) = self.waiting[p].pop_front() {
-                    let (who, area) = &self.targets[p];
-                    let Some(area) = *area else { continue };
-                    let job = SdoJob::new(who.clone(), area, req.op, *counter, now);
-                    self.running[p] = Some(Running {
-                        job,
-                        reply: req.reply,
-                        handle: None,
-                    });
+            let seen = match sm1(p) {
+                Some((full, at)) if at > self.last_access[p] => {
+                    if full {
+                        Sm1::Full
+                    } else {
+                        Sm1::Empty
+                    }
                 }
+                _ => Sm1::Unknown,
+            };
+            // A transfer that ends this cycle makes room for the next one in the same frame.
+            for _ in 0..2 {
+                if self.running[p].is_none() && !blocked(p) {
+                    self.start(p, *counter, seen, now);
+                }
+                let Some(r) = self.running[p].as_mut() else {
+                    break;
+                };
+                if r.job.drive(engine, now, seen) {
+                    self.last_access[p] = cycle;
+                }
+                if !r.job.is_done() {
+                    break;
+                }
+                *counter = r.job.counter();
+                self.finish(p, cycle);
             }
+        }
+    }
+
+    /// Take the answers that came back (call after receiving frames): transfers that end
+    /// complete now, so the application sees the result in this cycle.
+    pub fn collect(&mut self, engine: &mut FrameEngine, now: u64, cycle: u64, counters: &mut [u8]) {
+        for p in 0..self.running.len() {
             let Some(r) = self.running[p].as_mut() else {
                 continue;
             };
-            if let Some(h) = r.handle {
-                match engine.status(h) {
-                    Status::Pending => continue,
-                    Status::Done => {
-                        let (data, wkc) = engine
-                            .response(h)
-                            .map(|(d, w)| (d.to_vec(), w))
-                            .unwrap_or_default();
-                        engine.release(h);
-                        r.handle = None;
-                        r.job.answer(&data, wkc, now);
-                    }
-                    Status::Failed | Status::Stale => {
-                        engine.release(h);
-                        r.handle = None;
-                        r.job.answer(&[], 0, now);
-                    }
-                }
-            }
-            if !r.job.is_done() {
-                if let Some((cmd, adp, ado, data)) = r.job.next_datagram(now) {
-                    if let Ok(h) =
-                        engine.submit_with(cmd, adp as u32 | (ado as u32) << 16, &data, 0)
-                    {
-                        r.handle = Some(h);
-                    }
-                }
-            }
+            r.job.collect(engine, now);
             if r.job.is_done() {
-                *counter = r.job.counter();
-                if let Some(mut done) = self.running[p].take() {
-                    for e in done.job.take_emergencies() {
-                        if self.emergencies.len() == MAX_EMERGENCIES {
-                            self.emergencies.pop_front();
-                        }
-                        self.emergencies.push_back((p, e));
-                    }
-                    if let Some(res) = done.job.take_result() {
-                        complete(&done.reply, res);
-                    }
+                if let Some(c) = counters.get_mut(p) {
+                    *c = r.job.counter();
                 }
+                self.finish(p, cycle);
+            }
+        }
+    }
+
+    /// Start the next request for SubDevice `p`, or a read of a message it sent on its own.
+    fn start(&mut self, p: usize, counter: u8, seen: Sm1, now: u64) {
+        let Some(area) = self.targets[p].area else {
+            return;
+        };
+        if self.waiting[p].is_empty() && seen != Sm1::Full {
+            return; // the common case, every cycle: nothing to do (and nothing allocated)
+        }
+        let who = self.targets[p].who.clone();
+        if let Some(req) = self.waiting[p].pop_front() {
+            let job = MailboxJob::new(who, area, req.op, counter, now);
+            self.running[p] = Some(Running {
+                job,
+                reply: Some(req.reply),
+            });
+        } else if seen == Sm1::Full {
+            let job = MailboxJob::listen(who, area, counter, now);
+            self.running[p] = Some(Running { job, reply: None });
+        }
+    }
+
+    /// Hand out what the finished transfer of SubDevice `p` brought.
+    fn finish(&mut self, p: usize, cycle: u64) {
+        if let Some(mut done) = self.running[p].take() {
+            for e in done.job.take_emergencies() {
+                self.emergencies.push(p, e);
+            }
+            for m in done.job.take_unsolicited() {
+                self.unsolicited += 1;
+                let q = &mut self.messages[p];
+                if q.len() == KEEP_MESSAGES {
+                    q.pop_front();
+                }
+                q.push_back(m);
+            }
+            if let (Some(res), Some(reply)) = (done.job.take_result(), done.reply) {
+                complete(&reply, res, cycle);
             }
         }
     }

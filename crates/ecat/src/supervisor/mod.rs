@@ -20,7 +20,8 @@
 use crate::config::SubDeviceConfig;
 use crate::frame::{FrameEngine, Handle, Status};
 use crate::mailbox::exchange::MailboxArea;
-use crate::mailbox::job::SdoJob;
+use crate::mailbox::exchange::Sm1;
+use crate::mailbox::job::MailboxJob;
 use crate::mailbox::sdo::SdoOp;
 use crate::subdevice::SubDevice;
 use ecat_wire::al::{AlControl, AlState, AlStatus, AlStatusCode};
@@ -72,7 +73,7 @@ struct Sub {
     /// SDO downloads to make in PREOP before SAFEOP (replayed on every reconfiguration).
     startup: Vec<SdoOp>,
     /// The startup SDO in progress.
-    job: Option<SdoJob>,
+    job: Option<MailboxJob>,
     /// SYNC0 to program in PREOP (activation byte for 0x0981).
     sync0: Option<u8>,
     /// Register writes (address, data) made in INIT on every (re)configuration.
@@ -324,6 +325,14 @@ impl Supervisor {
         self.subs.get(position).map(|s| &s.config)
     }
 
+    /// True while the SubDevice at `position` runs with its FMMUs programmed (SAFEOP or OP
+    /// reached and kept), so what they map into the cyclic frames is its own.
+    pub fn fmmus_mapped(&self, position: usize) -> bool {
+        self.subs.get(position).is_some_and(|s| {
+            s.phase == Phase::Running && s.status.state().is_some_and(|st| st >= AlState::SafeOp)
+        })
+    }
+
     /// True while the supervisor uses the SubDevice's mailbox (startup SDOs).
     pub fn mailbox_busy(&self, position: usize) -> bool {
         self.subs
@@ -349,34 +358,9 @@ impl Supervisor {
             return;
         };
         let job = s.job.get_or_insert_with(|| {
-            SdoJob::new(s.info.who(), area, s.startup[k].clone(), *counter, now)
+            MailboxJob::new(s.info.who(), area, s.startup[k].clone(), *counter, now)
         });
-        if let Some(h) = s.pending {
-            match engine.status(h) {
-                Status::Pending => return,
-                Status::Done => {
-                    let (d, w) = engine
-                        .response(h)
-                        .map(|(d, w)| (d.to_vec(), w))
-                        .unwrap_or_default();
-                    engine.release(h);
-                    s.pending = None;
-                    job.answer(&d, w, now);
-                }
-                Status::Failed | Status::Stale => {
-                    engine.release(h);
-                    s.pending = None;
-                    job.answer(&[], 0, now);
-                }
-            }
-        }
-        if !job.is_done() {
-            if let Some((cmd, adp, ado, data)) = job.next_datagram(now) {
-                if let Ok(h) = engine.submit_with(cmd, adp as u32 | (ado as u32) << 16, &data, 0) {
-                    s.pending = Some(h);
-                }
-            }
-        }
+        job.drive(engine, now, Sm1::Unknown);
         if !job.is_done() {
             return;
         }
