@@ -4,7 +4,10 @@
 //! frame templates (first fit, in domain order), and the last frame carries a BRD of AL status
 //! in its spare room: its WKC is the number of SubDevices that answered and its data the OR of
 //! their states, so a SubDevice leaving OP or the ring is seen within one cycle at no extra
-//! frame.
+//! frame. A layout may instead give the frames itself ([`FrameItem`], e.g. an ENI's cyclic
+//! frames): then every frame starts where the plan starts one and holds its datagrams in the
+//! plan's order, including datagrams sent as given ([`FrameItem::Fixed`]: a NOP, a
+//! mailbox-state LRD) whose working counters are checked against theirs.
 //!
 //! Datagram indices of cyclic frames have bit 7 set (the acyclic frame engine uses 0..127);
 //! bits 6..4 carry the cycle number modulo 8 and bits 3..0 the frame number, so a frame that
@@ -44,6 +47,58 @@ pub struct CyclicCounters {
     pub frames_duplicated: u64,
     /// Cyclic frames whose structure did not match their template (dropped).
     pub frames_corrupted: u64,
+    /// Datagrams sent as given ([`FrameItem::Fixed`]) that returned with another working
+    /// counter than expected.
+    pub fixed_wkc_mismatches: u64,
+}
+
+/// A datagram sent as given every cycle (zero data), e.g. an ENI's NOP or mailbox-state LRD.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FixedDatagram {
+    /// Command.
+    pub command: Command,
+    /// Address: ADP | ADO << 16, or the logical address.
+    pub address: u32,
+    /// Data length.
+    pub len: u16,
+    /// Working counter to expect, if checked.
+    pub expected_wkc: Option<u16>,
+}
+
+impl FixedDatagram {
+    fn repr(&self) -> DatagramRepr {
+        match self.command.addressing() {
+            Addressing::Logical => DatagramRepr::logical(self.command, 0, self.address, self.len),
+            _ => DatagramRepr::physical(
+                self.command,
+                0,
+                self.address as u16,
+                (self.address >> 16) as u16,
+                self.len,
+            ),
+        }
+    }
+}
+
+/// One datagram of a frame plan given by the layout (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameItem {
+    /// Starts the next frame.
+    NewFrame,
+    /// Datagram `plan` of domain `domain`.
+    Domain {
+        /// Domain index.
+        domain: usize,
+        /// Plan index in the domain.
+        plan: usize,
+    },
+    /// The AL-status probe (BRD 0x0130).
+    AlProbe,
+    /// The DC datagrams (FRMW of the reference clock's time, after the master-time write
+    /// when the reference follows the master); without DC, the given datagram if any.
+    Dc(Option<FixedDatagram>),
+    /// A datagram sent as given.
+    Fixed(FixedDatagram),
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -84,6 +139,8 @@ enum Kind {
     AlProbe,
     /// BRD 0x092C: OR of every |system time difference| (an upper bound of the largest).
     SyncMonitor,
+    /// A datagram sent as given, with the working counter to expect.
+    Fixed(Option<u16>),
 }
 
 /// A special datagram's place and its last answer.
@@ -133,43 +190,121 @@ impl CyclicFrames {
     /// Lay out the domains' datagrams into frames from `mac`, with the DC datagrams first and
     /// the AL probe and sync monitor in the spare room at the end.
     pub fn new(domains: &[Domain], mac: [u8; 6], extras: Extras) -> Result<CyclicFrames> {
+        let mut plan = vec![FrameItem::Dc(None)];
+        for d in domains {
+            plan.extend((0..d.plans.len()).map(|plan| FrameItem::Domain {
+                domain: d.index,
+                plan,
+            }));
+        }
+        plan.push(FrameItem::AlProbe);
+        Self::with_plan(domains, mac, extras, &plan)
+    }
+
+    /// Lay out the datagrams `plan` gives, in its order and frames (a frame that would
+    /// overflow continues in the next one). The AL probe (when `extras` asks for it) and the
+    /// sync monitor (with DC) go at the end when the plan does not place them; so do the DC
+    /// datagrams, at the start.
+    pub fn with_plan(
+        domains: &[Domain],
+        mac: [u8; 6],
+        extras: Extras,
+        plan: &[FrameItem],
+    ) -> Result<CyclicFrames> {
         let mut frames: Vec<Template> = Vec::new();
         let mut open: Option<OpenFrame> = None;
-        let mut items: Vec<Item> = Vec::new();
-        if let Some(dc) = extras.dc {
-            if dc.write_master_time {
+        // (what, datagram, starts a frame)
+        let mut items: Vec<(Item, bool)> = Vec::new();
+        let dc_items = |items: &mut Vec<(Item, bool)>, new: bool| {
+            if let Some(dc) = extras.dc {
+                if dc.write_master_time {
+                    items.push((
+                        (
+                            Err(Kind::DcWrite),
+                            DatagramRepr::physical(
+                                Command::Fpwr,
+                                0,
+                                dc.reference,
+                                DC_SYSTEM_TIME,
+                                8,
+                            ),
+                        ),
+                        new,
+                    ));
+                }
                 items.push((
-                    Err(Kind::DcWrite),
-                    DatagramRepr::physical(Command::Fpwr, 0, dc.reference, DC_SYSTEM_TIME, 8),
+                    (
+                        Err(Kind::DcSync),
+                        DatagramRepr::physical(Command::Frmw, 0, dc.reference, DC_SYSTEM_TIME, 8),
+                    ),
+                    new && !dc.write_master_time,
                 ));
             }
-            items.push((
-                Err(Kind::DcSync),
-                DatagramRepr::physical(Command::Frmw, 0, dc.reference, DC_SYSTEM_TIME, 8),
-            ));
+        };
+        let probe = (
+            Err(Kind::AlProbe),
+            DatagramRepr::physical(Command::Brd, 0, 0, AL_STATUS, 2),
+        );
+        if !plan.iter().any(|x| matches!(x, FrameItem::Dc(_))) {
+            dc_items(&mut items, false);
         }
-        for d in domains {
-            for (i, p) in d.plans.iter().enumerate() {
-                items.push((
-                    Ok((d.index, i)),
-                    DatagramRepr::logical(p.command, 0, p.logical, p.len as u16),
-                ));
+        let mut new = false;
+        for item in plan {
+            let before = items.len();
+            match *item {
+                FrameItem::NewFrame => {
+                    new = true;
+                    continue;
+                }
+                FrameItem::Domain { domain, plan } => {
+                    let p = domains
+                        .iter()
+                        .find(|d| d.index == domain)
+                        .and_then(|d| d.plans.get(plan))
+                        .ok_or_else(|| {
+                            Error::Invalid(format!(
+                                "cyclic frame plan: domain {domain} has no datagram {plan}"
+                            ))
+                        })?;
+                    items.push((
+                        (
+                            Ok((domain, plan)),
+                            DatagramRepr::logical(p.command, 0, p.logical, p.len as u16),
+                        ),
+                        new,
+                    ));
+                }
+                FrameItem::AlProbe if extras.al_probe => items.push((probe, new)),
+                FrameItem::AlProbe => {}
+                FrameItem::Dc(_) if extras.dc.is_some() => dc_items(&mut items, new),
+                FrameItem::Dc(None) => {}
+                FrameItem::Dc(Some(f)) | FrameItem::Fixed(f) => {
+                    items.push(((Err(Kind::Fixed(f.expected_wkc)), f.repr()), new))
+                }
+            }
+            if items.len() > before {
+                new = false;
             }
         }
-        if extras.al_probe {
-            items.push((
-                Err(Kind::AlProbe),
-                DatagramRepr::physical(Command::Brd, 0, 0, AL_STATUS, 2),
-            ));
+        if extras.al_probe && !plan.contains(&FrameItem::AlProbe) {
+            items.push((probe, false));
         }
         if extras.dc.is_some_and(|d| d.monitor) {
             items.push((
-                Err(Kind::SyncMonitor),
-                DatagramRepr::physical(Command::Brd, 0, 0, DC_SYSTEM_TIME_DIFFERENCE, 4),
+                (
+                    Err(Kind::SyncMonitor),
+                    DatagramRepr::physical(Command::Brd, 0, 0, DC_SYSTEM_TIME_DIFFERENCE, 4),
+                ),
+                false,
             ));
         }
         let mut specials = Vec::new();
-        for (what, repr) in items {
+        for ((what, repr), new) in items {
+            if new {
+                if let Some((buf, slots, headers, pos)) = open.take() {
+                    frames.push(close(buf, slots, headers, pos, mac));
+                }
+            }
             loop {
                 let (buf, slots, headers, pos) = open.get_or_insert_with(|| {
                     (vec![0u8; 1514], Vec::new(), Vec::new(), FrameBuilder::FIRST)
@@ -400,10 +535,16 @@ impl CyclicFrames {
         for p in self.specials.iter_mut().filter(|p| p.frame == n) {
             let o = p.at - ETH_HEADER_LEN + HEADER_LEN;
             let mut v = [0u8; 8];
-            v[..p.len].copy_from_slice(&payload[o..o + p.len]);
+            let k = p.len.min(8);
+            v[..k].copy_from_slice(&payload[o..o + k]);
             p.value = u64::from_le_bytes(v);
             p.wkc = u16::from_le_bytes([payload[o + p.len], payload[o + p.len + 1]]);
             p.returned = true;
+            if let Kind::Fixed(Some(e)) = p.kind {
+                if e != p.wkc {
+                    self.counters.fixed_wkc_mismatches += 1;
+                }
+            }
         }
     }
 

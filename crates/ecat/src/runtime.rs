@@ -195,18 +195,18 @@ impl Runtime {
                 subs.len()
             )));
         }
-        let frames = CyclicFrames::new(
-            &lay.domains,
-            link.mac(),
-            Extras {
-                al_probe: true,
-                dc: act.dc.map(|d| CyclicDc {
-                    reference: d.setup.reference_station,
-                    write_master_time: d.mode == DcMode::ReferenceFollowsMaster,
-                    monitor: true,
-                }),
-            },
-        )?;
+        let extras = Extras {
+            al_probe: true,
+            dc: act.dc.map(|d| CyclicDc {
+                reference: d.setup.reference_station,
+                write_master_time: d.mode == DcMode::ReferenceFollowsMaster,
+                monitor: true,
+            }),
+        };
+        let frames = match &lay.frames {
+            Some(plan) => CyclicFrames::with_plan(&lay.domains, link.mac(), extras, plan)?,
+            None => CyclicFrames::new(&lay.domains, link.mac(), extras)?,
+        };
         engine.set_config(EngineConfig {
             timeout_ns: 10_000_000,
             retries: 2,

@@ -62,6 +62,10 @@ fn shipped_eni_reaches_op_with_the_enis_working_counters() {
         ]
     );
     let (mut rt, image) = md.activate_eni(setup, None).unwrap();
+    // The ENI's one frame as given: NOP, ARMW 0x0910 (4), mailbox-state LRD (1), LRD (14),
+    // LRW (56), BRD 0x0130 (2): Ethernet 14 + EtherCAT 2 + 6 datagrams of 12 + data 81 = 169
+    // bytes.
+    assert_eq!(rt.frame_layout(), (1, 169));
     rt.run_until_state(AlState::Op, 1_000_000, 3000).unwrap();
     for _ in 0..200 {
         assert!(rt.tx_rx(1_000_000).unwrap());
@@ -69,6 +73,7 @@ fn shipped_eni_reaches_op_with_the_enis_working_counters() {
         assert_eq!(d.state(), DomainState::Complete);
         assert_eq!(d.wkc(), 13);
     }
+    assert_eq!(rt.counters().0.fixed_wkc_mismatches, 0);
     // Variables by name: write a drive's target and see it in the output image.
     let v = image
         .var("WheelRearLeft.Inputs.Position actual value")

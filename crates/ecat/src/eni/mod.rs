@@ -23,10 +23,12 @@
 //! bring-up and at every reconfiguration; a failing one is reported (naming the SubDevice,
 //! transition, command and the value read vs expected) and the SubDevice is tried again.
 //!
-//! Cyclic frames: our frames carry the ENI's LRD/LWR/LRW commands (same logical addresses,
-//! lengths and expected WKCs), our AL-status BRD (the ENI's BRD 0x0130) and, with DC, our
-//! FRMW of the reference clock's time in place of the ENI's ARMW; the ENI's NOP and
-//! mailbox-state LRD are not sent. The frame boundaries are ours.
+//! Cyclic frames: the ENI's own, frame by frame and datagram by datagram ([`derive`]): its
+//! LRD/LWR/LRW commands with their addresses, lengths and expected WKCs carry the process
+//! image, its BRD of AL status is our AL-status probe, its ARMW/FRMW of 0x0910 is replaced by
+//! our DC datagrams when DC is on, and its NOP, mailbox-state LRD and any other datagram are
+//! sent as given with their expected WKCs checked
+//! ([`crate::cyclic::CyclicCounters::fixed_wkc_mismatches`]).
 
 pub mod check;
 pub mod derive;
