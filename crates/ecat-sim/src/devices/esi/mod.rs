@@ -328,6 +328,21 @@ impl EsiDevices {
         self.template(DeviceRef { file: f, index })
     }
 
+    /// The template of the device with exactly this identity in the library; `None` when no
+    /// ESI describes it (an error when one does but cannot be read or built).
+    pub fn from_identity(
+        &mut self,
+        vendor: u32,
+        product: u32,
+        revision: u32,
+    ) -> Option<Result<Arc<Template>, String>> {
+        match self.lib.find_product(Some(vendor), product, Some(revision)) {
+            Ok(d) => Some(self.template(d)),
+            Err(ecat_config::Error::UnknownDevice { .. }) => None,
+            Err(e) => Some(Err(e.to_string())),
+        }
+    }
+
     /// The template of `wanted` found anywhere in the library.
     pub fn from_library(
         &mut self,
