@@ -10,6 +10,7 @@ import json
 import re
 from pathlib import Path
 
+import esc_regs
 from helpers import REPO, SimProcess, describe, run
 
 ENI = next(
@@ -93,7 +94,9 @@ DOMAIN = re.compile(r"^domain 0: .*logical (0x[0-9a-f]+), (.*), expected WKC (\d
 
 def test_eni_writer_round_trip_over_veth(ecat, veth, ecat_sim, tmp_path):
     """`ecat eni` of `io`, `servo6` and `dc8` → `ecat run --eni`: OP with the same logical
-    datagrams and expected working counters as the automatic configuration."""
+    datagrams and expected working counters as the automatic configuration, and the same SM
+    and FMMU registers in every SubDevice afterwards (read from outside, by position, without
+    a scan: see esc_regs.py) as after the automatic bring-up of the same simulator."""
     for net in ("io", "servo6", "dc8"):
         eni = tmp_path / f"{net}.xml"
         p = run([ecat, "eni", "-i", f"sim:{net}", "-o", eni], timeout=60)
@@ -105,7 +108,11 @@ def test_eni_writer_round_trip_over_veth(ecat, veth, ecat_sim, tmp_path):
         sim = SimProcess(veth.exec_argv([str(ecat), "sim", "-i", veth.ns_if, "-n", net]))
         sim.start()
         try:
+            auto_veth = run([ecat, "run", "-i", veth.host_if, "--duration", "1s"], timeout=60)
+            assert auto_veth.returncode == 0, describe(auto_veth)
+            auto_regs = esc_regs.sm_fmmu_view(veth.host_if)
             p = run([ecat, "run", "-i", veth.host_if, "--eni", eni, "--duration", "1s"], timeout=60)
+            eni_regs = esc_regs.sm_fmmu_view(veth.host_if)
         finally:
             sim.stop()
         assert p.returncode == 0, describe(p)
@@ -114,6 +121,11 @@ def test_eni_writer_round_trip_over_veth(ecat, veth, ecat_sim, tmp_path):
         print(net, a.groups(), e.groups())
         assert a.groups() == e.groups(), (a.groups(), e.groups())
         assert re.search(r"^all \d+ SubDevices in OP", p.stdout, re.M), p.stdout
+        # Something was programmed (an enabled FMMU somewhere), and the ENI left the same.
+        assert any(f != "00" * 256 for f, _ in auto_regs), auto_regs
+        for pos, (x, y) in enumerate(zip(auto_regs, eni_regs)):
+            assert x == y, f"{net} SubDevice {pos}: automatic {x} vs ENI {y}"
+        assert len(auto_regs) == len(eni_regs)
 
 
 def test_run_eni_cycles_at_the_enis_cycle_time_by_default(ecat):
