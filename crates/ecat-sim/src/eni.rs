@@ -261,6 +261,8 @@ pub fn device_of(s: &Slave) -> Device {
         group: None,
         profiles: Vec::new(),
         ebus_current_ma: None,
+        ident_ado: None,
+        ident_reg134: false,
         esc: EscInfo {
             physics: s.physics.clone(),
             ports: vec![PortKind::Mii, PortKind::Mii],
