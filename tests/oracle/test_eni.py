@@ -134,3 +134,32 @@ def test_run_eni_cycles_at_the_enis_cycle_time_by_default(ecat):
     assert "ENI cycle time 10000 us; cycling at 10000 us" in p.stdout, p.stdout
     assert "SYNC0 every 10000 us" in p.stdout, p.stdout
     assert re.search(r"^t=\S+ cycles \d+: domain 0 complete \(WKC 13/13\)", p.stdout, re.M), p.stdout
+
+
+def test_sim_eni_uses_esi_devices_from_the_library(ecat, veth, tmp_path):
+    """`ecat eni` of an ESI-built network, simulated by `ecat sim --eni --esi-dir`: every
+    slave becomes its ESI device (said per slave at startup), and `ecat run --eni` of it
+    reaches OP over the veth pair with the ENI's working counter."""
+    esi = REPO / "testdata" / "esi"
+    net = tmp_path / "cfg-esi.toml"
+    types = ["EK1100", "EL1004", "EL2008", "EL3102", "EL4102", "EL2889"]
+    net.write_text(f'esi_dirs = ["{esi}"]\n' + "".join(f'\n[[subdevice]]\ntype = "{t}"\n' for t in types))
+    eni = tmp_path / "cfg-esi.xml"
+    p = run([ecat, "eni", "-i", f"sim:{net}", "-o", eni], timeout=60)
+    assert p.returncode == 0, describe(p)
+    wkc = re.search(r"expected WKC (\d+)", p.stdout)
+    assert wkc, p.stdout
+    sim = SimProcess(veth.exec_argv([str(ecat), "sim", "-i", veth.ns_if, "--eni", str(eni), "--esi-dir", str(esi)]))
+    sim.start(expect_lines=1 + 2 * len(types))
+    try:
+        lines = [l for l in sim.lines if re.match(r"\s+slave \d+ ", l)]
+        print("\n".join(lines))
+        assert len(lines) == len(types), sim.lines
+        for t, l in zip(types, lines):
+            assert f"ESI device {t} " in l, l
+        p = run([ecat, "run", "-i", veth.host_if, "--eni", eni, "--duration", "1s"], timeout=60)
+    finally:
+        sim.stop()
+    assert p.returncode == 0, describe(p)
+    assert re.search(rf"^all {len(types)} SubDevices in OP", p.stdout, re.M), p.stdout
+    assert re.search(rf"complete \(WKC {wkc.group(1)}/{wkc.group(1)}\)", p.stdout), p.stdout

@@ -380,6 +380,16 @@ pub fn layout(
         });
         rx_at.push(rx);
     }
+    let all_states = ["PREOP", "SAFEOP", "OP"];
+    if eni
+        .cyclic_cmds()
+        .any(|c| !c.states.is_empty() && !all_states.iter().all(|s| c.in_state(s)))
+    {
+        notes.push(
+            "the cyclic commands' <State> lists are not applied: ecat sends its cyclic frames in every state (a command not sent in OP is left out)"
+                .into(),
+        );
+    }
     if !probe_placed {
         notes.push(
             "the ENI's frames have no BRD of AL status; ecat adds its own at the end of the last frame"
