@@ -121,7 +121,7 @@ pub(super) fn judge(c: &RegisterCmd, data: &[u8], wkc: u16, tries: u32, waited_n
         Some(e) => wkc == e,
         None => true,
     };
-    let valid = wkc_ok && c.validate.as_ref().map_or(true, |v| v.matches(data));
+    let valid = wkc_ok && c.validate.as_ref().is_none_or(|v| v.matches(data));
     if valid {
         return Verdict::Done;
     }
@@ -147,7 +147,7 @@ pub(super) fn failure(
     waited_ns: u64,
 ) -> String {
     let why = match (&c.validate, c.expected_wkc) {
-        (Some(v), e) if e.map_or(true, |e| e == wkc) => format!(
+        (Some(v), e) if e.is_none_or(|e| e == wkc) => format!(
             "read {} but expected {}{} (after {} ms)",
             hex(&data[..data.len().min(v.data.len())]),
             hex(&v.data),
