@@ -10,7 +10,9 @@
 //! with the identity, the SM types, a mapping object per PDO, the assignment objects
 //! (0x1C12/0x1C13...) holding the ENI's assignment — all writable in PREOP — the objects the
 //! PDO entries name (PDO-mappable both ways) and any object a CoE init command writes, so the
-//! ENI's CoE init commands succeed. Inputs stay at zero (there is no device behaviour).
+//! ENI's CoE init commands succeed. A slave whose ENI names CoE profile 402 gets the CiA 402
+//! drive model (`devices::drive`, with the catalogue servo's objects its dictionary lacks);
+//! other generic slaves' inputs stay at zero (there is no device behaviour).
 
 use crate::coe::od::{access, Entry, Object, Od};
 use crate::devices::esc_from_sii_on;
@@ -132,9 +134,21 @@ fn generic(eni: &Eni, p: usize, s: &Slave) -> Result<crate::esc::Esc, SimError> 
         .as_ref()
         .is_some_and(|m| m.protocols.iter().any(|x| x == "CoE"))
     {
-        esc.set_object_dictionary(dictionary(s), true);
+        let mut od = dictionary(s);
+        if drive(s) {
+            crate::devices::esi::add_drive_objects(&mut od);
+            esc.set_behaviour(Box::new(crate::devices::drive::Drive::default()));
+        }
+        esc.set_object_dictionary(od, true);
     }
     Ok(esc)
+}
+
+/// True if the ENI names CiA 402 (a drive profile) for slave `s`.
+fn drive(s: &Slave) -> bool {
+    s.mailbox
+        .as_ref()
+        .is_some_and(|m| m.coe_profiles.iter().any(|p| p.0 == 402))
 }
 
 fn sm_kind(kind: &str) -> SmKind {
@@ -259,7 +273,11 @@ pub fn device_of(s: &Slave) -> Device {
         }],
         group_type: String::new(),
         group: None,
-        profiles: Vec::new(),
+        profiles: s
+            .mailbox
+            .iter()
+            .flat_map(|m| m.coe_profiles.iter().map(|p| p.0))
+            .collect(),
         ebus_current_ma: None,
         ident_ado: None,
         ident_reg134: false,

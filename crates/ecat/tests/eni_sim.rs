@@ -99,6 +99,22 @@ fn shipped_eni_reaches_op_with_the_enis_working_counters() {
     );
     let e = image.read(&rt, "No.Such.Variable").unwrap_err().to_string();
     assert!(e.contains("no variable"), "{e}");
+    // The ENI names CoE profile 402 for the drives: the generic device runs the CiA 402
+    // model, so the state machine answers the control word (shutdown, switch on, enable).
+    let cw = "WheelRearLeft.Outputs.Control word";
+    let sw = "WheelRearLeft.Inputs.Status word";
+    for (control, want) in [(0x06, 0x21), (0x07, 0x23), (0x0F, 0x27)] {
+        image.write(&mut rt, cw, control).unwrap();
+        for _ in 0..20 {
+            rt.tx_rx(1_000_000).unwrap();
+        }
+        let status = image.read(&rt, sw).unwrap().as_i64();
+        assert_eq!(
+            status & 0x6F,
+            want,
+            "control 0x{control:02x}: status 0x{status:04x}"
+        );
+    }
 }
 
 #[test]

@@ -159,7 +159,7 @@ impl Template {
 }
 
 /// Fill the drive model's needs (see the module note).
-fn add_drive_objects(od: &mut Od) {
+pub(crate) fn add_drive_objects(od: &mut Od) {
     for spec in super::servo_od::OBJECTS {
         let cat = Object::from_spec(spec);
         let Some(have) = od.object_mut(spec.index) else {
