@@ -49,6 +49,10 @@ def test_run_eni_over_veth_reaches_op_with_the_enis_wkc(ecat, veth, tmp_path):
         # working counter, and no frame may be lost for good.
         assert f["lost"] - f["late"] - f["duplicated"] <= 0, f
         assert fig["domain_incomplete_cycles"] <= f["late"] + f["duplicated"], fig
+        # The ENI's other datagrams (NOP, ARMW/FRMW, mailbox-state LRD) travel in its frame;
+        # none came back with another working counter than the ENI expects.
+        assert f["fixed_wkc_mismatches"] == 0, f
+        assert "cyclic frames: 1 per cycle" in out, out
     finally:
         sim.stop()
 

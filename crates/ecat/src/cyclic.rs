@@ -736,6 +736,44 @@ mod tests {
     }
 
     #[test]
+    fn a_given_plan_keeps_frames_order_and_fixed_datagrams() {
+        let mut doms = setup(1, 2);
+        let nop = FixedDatagram {
+            command: Command::Nop,
+            address: 0x0900 << 16,
+            len: 4,
+            expected_wkc: Some(0),
+        };
+        let plan = [
+            FrameItem::NewFrame,
+            FrameItem::Fixed(nop),
+            FrameItem::Domain { domain: 0, plan: 0 },
+            FrameItem::NewFrame,
+            FrameItem::Dc(None),
+            FrameItem::AlProbe,
+        ];
+        let extras = Extras {
+            al_probe: true,
+            dc: None,
+        };
+        let mut c = CyclicFrames::with_plan(&doms, [0; 6], extras, &plan).unwrap();
+        assert_eq!(c.frame_count(), 2);
+        c.prepare(&mut doms, 0);
+        let mut f0 = c.frame(0, 0).to_vec();
+        // NOP first, then the LRW, in the first frame; the probe alone in the second.
+        assert_eq!((f0[16], f0[16 + 12 + 4]), (0, Command::Lrw as u8));
+        let mut f1 = c.frame(1, 0).to_vec();
+        assert_eq!(f1[16], Command::Brd as u8);
+        ring(&mut f0, 6, 8); // answers the NOP with WKC 6: a mismatch
+        ring(&mut f1, 6, 8);
+        c.handle_frame(&f0, &mut doms, 1);
+        c.handle_frame(&f1, &mut doms, 1);
+        assert_eq!(c.counters().fixed_wkc_mismatches, 1);
+        assert_eq!(c.al_probe(), Some((8, 2)));
+        assert_eq!(doms[0].process(), DomainState::Complete);
+    }
+
+    #[test]
     fn large_images_use_several_frames() {
         let mut doms = setup(700, 3); // 2100 + 6 bytes -> two datagrams, two frames
         let mut c = frames(&doms);
