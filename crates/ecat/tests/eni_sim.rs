@@ -413,3 +413,26 @@ fn impossible_layouts_are_refused_with_a_sentence() {
         "{e}"
     );
 }
+
+#[test]
+fn the_enis_frame_boundaries_are_kept() {
+    let Some(mut eni) = shipped() else { return };
+    let net = ecat_sim::eni::network_from_eni(&eni).unwrap();
+    // Split the one frame: NOP, ARMW, mailbox-state LRD | LRD, LRW, BRD.
+    let frame = &mut eni.cyclic[0].frames[0];
+    let second = frame.cmds.split_off(3);
+    let mut f2 = frame.clone();
+    f2.cmds = second;
+    eni.cyclic[0].frames.push(f2);
+    let mut md = open(net);
+    md.scan().unwrap();
+    let setup = md.configure_from_eni(&eni).unwrap();
+    let (mut rt, _) = md.activate_eni(setup, None).unwrap();
+    // Two frames: 16 + 3 * 12 + 9 = 61 → 61 bytes; 16 + 3 * 12 + 72 = 124.
+    assert_eq!(rt.frame_layout(), (2, 61 + 124));
+    rt.run_until_state(AlState::Op, 1_000_000, 3000).unwrap();
+    for _ in 0..50 {
+        assert!(rt.tx_rx(1_000_000).unwrap());
+        assert_eq!(rt.domain(0).wkc(), 13);
+    }
+}
