@@ -12,6 +12,8 @@
 //! its timeout) is reported as an [`super::Event::StartupFailed`] naming the command and the
 //! value read vs expected, and the SubDevice is tried again from INIT after the back-off.
 
+use super::{Event, Phase, Supervisor, UNSENT};
+use crate::frame::FrameEngine;
 use crate::mailbox::sdo::SdoOp;
 use ecat_wire::al::AlState;
 use ecat_wire::Command;
@@ -162,6 +164,158 @@ pub(super) fn failure(
         ),
     };
     format!("{label} failed: {why}")
+}
+
+impl Supervisor {
+    /// The phase for the first command at or after `k` of `from → to` (before the request, or
+    /// `after` it), or what follows those commands when there are none left.
+    pub(super) fn next_cmd(
+        &self,
+        i: usize,
+        k: usize,
+        from: Option<AlState>,
+        to: AlState,
+        after: bool,
+    ) -> Phase {
+        let s = &self.subs[i];
+        let found = from.and_then(|f| {
+            s.cmds
+                .iter()
+                .enumerate()
+                .skip(k)
+                .find(|(_, c)| c.is(f, to, after))
+        });
+        match found {
+            Some((k, _)) => Phase::Cmd {
+                k,
+                tries: 0,
+                since: UNSENT,
+                from,
+                to,
+                after,
+            },
+            None if after => self.after(i, to),
+            None if to == AlState::Init => Phase::Reset,
+            None if from == Some(AlState::Init) && to == AlState::PreOp => self.mailbox_or_preop(i),
+            None => Phase::Request(to),
+        }
+    }
+
+    /// The commands of `from → to` (before the request, or `after` it), then what follows.
+    pub(super) fn with_cmds(
+        &self,
+        i: usize,
+        from: Option<AlState>,
+        to: AlState,
+        after: bool,
+    ) -> Phase {
+        self.next_cmd(i, 0, from, to, after)
+    }
+
+    /// Reset to INIT: first the commands of `X → INIT` (X the state last seen).
+    pub(super) fn reset_phase(&self, i: usize) -> Phase {
+        self.with_cmds(i, self.subs[i].status.state(), AlState::Init, false)
+    }
+
+    /// Request `to` from the state last seen, after that transition's commands.
+    pub(super) fn request_to(&self, i: usize, to: AlState) -> Phase {
+        self.with_cmds(i, self.subs[i].status.state(), to, false)
+    }
+
+    /// In INIT with the ESC cleared: mailbox SMs and PREOP, or done if INIT is the target.
+    pub(super) fn mailbox_or_preop(&self, i: usize) -> Phase {
+        if self.target_of(i) < AlState::PreOp {
+            Phase::Running
+        } else if self.subs[i].info.mailbox.present() {
+            Phase::Mailbox
+        } else {
+            Phase::Request(AlState::PreOp)
+        }
+    }
+
+    /// Judge the answer to register transition command `k` of SubDevice `i`.
+    pub(super) fn judge_cmd(&mut self, i: usize, data: &[u8], wkc: u16, now: u64, cycle: u64) {
+        let Phase::Cmd {
+            k,
+            tries,
+            since,
+            from,
+            to,
+            after,
+        } = self.subs[i].phase
+        else {
+            return;
+        };
+        let Some(TransitionCmd {
+            op: CmdOp::Register(r),
+            label,
+            ..
+        }) = self.subs[i].cmds.get(k)
+        else {
+            return;
+        };
+        let tries = tries + 1;
+        let waited = now.saturating_sub(since);
+        let next = match judge(r, data, wkc, tries, waited) {
+            Verdict::Done => self.next_cmd(i, k + 1, from, to, after),
+            Verdict::Again => Phase::Cmd {
+                k,
+                tries,
+                since,
+                from,
+                to,
+                after,
+            },
+            Verdict::Gone => {
+                self.lose(i, now, cycle);
+                return;
+            }
+            Verdict::Failed => {
+                let error = failure(label, r, data, wkc, tries, waited);
+                let who = self.subs[i].info.who();
+                self.emit(Event::StartupFailed { who, error, cycle });
+                Phase::Backoff {
+                    until: now + self.timing.backoff,
+                }
+            }
+        };
+        self.subs[i].phase = next;
+    }
+
+    /// Send register transition command `k` of SubDevice `i` (its data as given, to its
+    /// station address or logical address).
+    pub(super) fn send_cmd(&mut self, i: usize, engine: &mut FrameEngine, now: u64, cycle: u64) {
+        let s = &mut self.subs[i];
+        let Phase::Cmd { k, since, .. } = &mut s.phase else {
+            return;
+        };
+        let Some(TransitionCmd {
+            op: CmdOp::Register(r),
+            label,
+            ..
+        }) = s.cmds.get(*k)
+        else {
+            return;
+        };
+        if *since == UNSENT {
+            *since = now;
+        }
+        let address = match r.command {
+            Command::Lrd | Command::Lwr | Command::Lrw => r.logical,
+            _ => s.info.station as u32 | (r.ado as u32) << 16,
+        };
+        match engine.submit_with(r.command, address, &r.data, 2) {
+            Ok(h) => s.pending = Some(h),
+            Err(e) => {
+                let error = format!("{label} could not be sent: {e}");
+                let who = s.info.who();
+                s.phase = Phase::Backoff {
+                    until: now + self.timing.backoff,
+                };
+                self.emit(Event::StartupFailed { who, error, cycle });
+            }
+        }
+    }
 }
 
 #[cfg(test)]
