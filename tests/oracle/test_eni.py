@@ -10,6 +10,7 @@ import json
 import re
 from pathlib import Path
 
+import esc_regs
 from helpers import REPO, SimProcess, describe, run
 
 ENI = next(
@@ -48,6 +49,10 @@ def test_run_eni_over_veth_reaches_op_with_the_enis_wkc(ecat, veth, tmp_path):
         # working counter, and no frame may be lost for good.
         assert f["lost"] - f["late"] - f["duplicated"] <= 0, f
         assert fig["domain_incomplete_cycles"] <= f["late"] + f["duplicated"], fig
+        # The ENI's other datagrams (NOP, ARMW/FRMW, mailbox-state LRD) travel in its frame;
+        # none came back with another working counter than the ENI expects.
+        assert f["fixed_wkc_mismatches"] == 0, f
+        assert "cyclic frames: 1 per cycle" in out, out
     finally:
         sim.stop()
 
@@ -93,7 +98,9 @@ DOMAIN = re.compile(r"^domain 0: .*logical (0x[0-9a-f]+), (.*), expected WKC (\d
 
 def test_eni_writer_round_trip_over_veth(ecat, veth, ecat_sim, tmp_path):
     """`ecat eni` of `io`, `servo6` and `dc8` → `ecat run --eni`: OP with the same logical
-    datagrams and expected working counters as the automatic configuration."""
+    datagrams and expected working counters as the automatic configuration, and the same SM
+    and FMMU registers in every SubDevice afterwards (read from outside, by position, without
+    a scan: see esc_regs.py) as after the automatic bring-up of the same simulator."""
     for net in ("io", "servo6", "dc8"):
         eni = tmp_path / f"{net}.xml"
         p = run([ecat, "eni", "-i", f"sim:{net}", "-o", eni], timeout=60)
@@ -105,7 +112,11 @@ def test_eni_writer_round_trip_over_veth(ecat, veth, ecat_sim, tmp_path):
         sim = SimProcess(veth.exec_argv([str(ecat), "sim", "-i", veth.ns_if, "-n", net]))
         sim.start()
         try:
+            auto_veth = run([ecat, "run", "-i", veth.host_if, "--duration", "1s"], timeout=60)
+            assert auto_veth.returncode == 0, describe(auto_veth)
+            auto_regs = esc_regs.sm_fmmu_view(veth.host_if)
             p = run([ecat, "run", "-i", veth.host_if, "--eni", eni, "--duration", "1s"], timeout=60)
+            eni_regs = esc_regs.sm_fmmu_view(veth.host_if)
         finally:
             sim.stop()
         assert p.returncode == 0, describe(p)
@@ -114,6 +125,11 @@ def test_eni_writer_round_trip_over_veth(ecat, veth, ecat_sim, tmp_path):
         print(net, a.groups(), e.groups())
         assert a.groups() == e.groups(), (a.groups(), e.groups())
         assert re.search(r"^all \d+ SubDevices in OP", p.stdout, re.M), p.stdout
+        # Something was programmed (an enabled FMMU somewhere), and the ENI left the same.
+        assert any(f != "00" * 256 for f, _ in auto_regs), auto_regs
+        for pos, (x, y) in enumerate(zip(auto_regs, eni_regs)):
+            assert x == y, f"{net} SubDevice {pos}: automatic {x} vs ENI {y}"
+        assert len(auto_regs) == len(eni_regs)
 
 
 def test_run_eni_cycles_at_the_enis_cycle_time_by_default(ecat):
@@ -122,3 +138,32 @@ def test_run_eni_cycles_at_the_enis_cycle_time_by_default(ecat):
     assert "ENI cycle time 10000 us; cycling at 10000 us" in p.stdout, p.stdout
     assert "SYNC0 every 10000 us" in p.stdout, p.stdout
     assert re.search(r"^t=\S+ cycles \d+: domain 0 complete \(WKC 13/13\)", p.stdout, re.M), p.stdout
+
+
+def test_sim_eni_uses_esi_devices_from_the_library(ecat, veth, tmp_path):
+    """`ecat eni` of an ESI-built network, simulated by `ecat sim --eni --esi-dir`: every
+    slave becomes its ESI device (said per slave at startup), and `ecat run --eni` of it
+    reaches OP over the veth pair with the ENI's working counter."""
+    esi = REPO / "testdata" / "esi"
+    net = tmp_path / "cfg-esi.toml"
+    types = ["EK1100", "EL1004", "EL2008", "EL3102", "EL4102", "EL2889"]
+    net.write_text(f'esi_dirs = ["{esi}"]\n' + "".join(f'\n[[subdevice]]\ntype = "{t}"\n' for t in types))
+    eni = tmp_path / "cfg-esi.xml"
+    p = run([ecat, "eni", "-i", f"sim:{net}", "-o", eni], timeout=60)
+    assert p.returncode == 0, describe(p)
+    wkc = re.search(r"expected WKC (\d+)", p.stdout)
+    assert wkc, p.stdout
+    sim = SimProcess(veth.exec_argv([str(ecat), "sim", "-i", veth.ns_if, "--eni", str(eni), "--esi-dir", str(esi)]))
+    sim.start(expect_lines=1 + 2 * len(types))
+    try:
+        lines = [l for l in sim.lines if re.match(r"\s+slave \d+ ", l)]
+        print("\n".join(lines))
+        assert len(lines) == len(types), sim.lines
+        for t, l in zip(types, lines):
+            assert f"ESI device {t} " in l, l
+        p = run([ecat, "run", "-i", veth.host_if, "--eni", eni, "--duration", "1s"], timeout=60)
+    finally:
+        sim.stop()
+    assert p.returncode == 0, describe(p)
+    assert re.search(rf"^all {len(types)} SubDevices in OP", p.stdout, re.M), p.stdout
+    assert re.search(rf"complete \(WKC {wkc.group(1)}/{wkc.group(1)}\)", p.stdout), p.stdout

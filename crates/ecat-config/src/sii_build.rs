@@ -5,7 +5,11 @@
 //! mailbox SyncManagers, protocol word, EEPROM size from `ByteSize`, version 1), then STRINGS,
 //! GENERAL, FMMU, SYNCM, TXPDO, RXPDO and DC categories, then END. The string table starts
 //! with order number, group type, group name and device name (the order Beckhoff uses), then
-//! PDO, entry and DC mode names, each stored once. SII strings are ISO 8859-1: characters
+//! PDO, entry and DC mode names, each stored once. GENERAL carries the CoE/FoE/EoE details,
+//! the mailbox data-link-layer and not-LRW flags, the E-bus current, the port types and the
+//! identification (`IdentificationAdo` → IdentPhyM and its address, `IdentificationReg134` →
+//! IdentALSts). Not written: the SYNCUNIT category (43), which Beckhoff's tool writes for
+//! devices whose ESI has an `<Su>` element, as no source we have documents its encoding. SII strings are ISO 8859-1: characters
 //! outside Latin-1 become `?`. The bytes are laid out by `ecat-wire`'s [`SiiWriter`].
 
 use crate::error::{Error, Result};
@@ -238,6 +242,13 @@ fn layout(
     }
     if device.use_lrd_lwr {
         general.flags = GeneralFlags(general.flags.0 | GeneralFlags::NOT_LRW);
+    }
+    if let Some(ado) = device.ident_ado {
+        general.flags = GeneralFlags(general.flags.0 | GeneralFlags::IDENT_PHYS_MEM);
+        general.ident_phys_addr = ado;
+    }
+    if device.ident_reg134 {
+        general.flags = GeneralFlags(general.flags.0 | GeneralFlags::IDENT_AL_STATUS);
     }
     for (n, p) in device.esc.ports.iter().take(4).enumerate() {
         general.physical_ports |= (p.sii_nibble() as u16) << (4 * n);

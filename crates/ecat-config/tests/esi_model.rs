@@ -258,3 +258,27 @@ fn default_assignment_sizes_and_names() {
     assert_eq!(d.default_sm_bytes(0), None, "SM0 is a mailbox");
     assert!(d.default_sm_bytes(2).unwrap() > 0);
 }
+
+#[test]
+fn identification_register_goes_into_general() {
+    // The EK1101 (coupler with ID switch) names its identification register; the EK1100
+    // has none.
+    let f = esi("Beckhoff_EK11xx.xml");
+    let ek1101 = f.device("EK1101", None).unwrap();
+    assert_eq!(ek1101.ident_ado, Some(0x1000));
+    let image = build_sii(ek1101).unwrap();
+    let g = Sii::new(&image).unwrap().general().unwrap().unwrap();
+    assert_eq!(
+        g.flags.0 & ecat_wire::sii::GeneralFlags::IDENT_PHYS_MEM,
+        0x10
+    );
+    assert_eq!(g.ident_phys_addr, 0x1000);
+    let ek1100 = f.device("EK1100", None).unwrap();
+    assert_eq!(ek1100.ident_ado, None);
+    let g = Sii::new(&build_sii(ek1100).unwrap())
+        .unwrap()
+        .general()
+        .unwrap()
+        .unwrap();
+    assert_eq!((g.flags.0 & 0x18, g.ident_phys_addr), (0, 0));
+}

@@ -153,9 +153,11 @@ fn differences(real: &[u8], built: &[u8]) -> BTreeSet<String> {
 
 /// What the real EEPROMs hold that the ESI does not describe, and why.
 fn expected_differences(dump: &str) -> Vec<(&'static str, &'static str)> {
-    // Category 43 (SYNCUNIT) is written by Beckhoff's tool; the ESI has no element for it.
+    // Category 43 (SYNCUNIT) is written by Beckhoff's tool for the revisions whose ESI has an
+    // `<Su FrameRepeatSupport="1"/>` element (the EK1100 has neither); no source we have
+    // documents how `Su` is encoded, so the builder does not write it.
     let syncunit =
-        "SYNCUNIT category 43 is written by Beckhoff's EEPROM tool, ESI has no element for it";
+        "SYNCUNIT category 43 (from the ESI's <Su> element) is written by Beckhoff's EEPROM tool; its encoding is not documented in our sources";
     match dump {
         "ek1100-eeprom-dump.bin" => vec![
             ("reserved word 0x20: real 0x0006 / built -", "production data (words 0x20-0x22) written at the factory, not in the ESI"),

@@ -1,16 +1,22 @@
 //! A simulated network built from an ENI file (`sim:eni:FILE`, `ecat sim --eni FILE`).
 //!
-//! Every ENI slave becomes a generic device shaped by what the ENI says about it: an SII built
+//! A slave whose identity (vendor, product code, revision) the ESI device library describes
+//! (`ECAT_ESI_PATH`, `ecat sim --esi-dir`) becomes that ESI-built device
+//! ([`crate::devices::esi`]). Every other ENI slave becomes a generic device shaped by what
+//! the ENI says about it: an SII built
 //! (with `ecat_config::build_sii`) from a synthetic ESI `Device` holding its identity, mailbox
 //! SyncManagers (from `Mailbox/Send`/`Recv`), process data SyncManagers, every PDO the ENI
 //! lists and its DC activation; and, when it has CoE, an object dictionary built at run time
 //! with the identity, the SM types, a mapping object per PDO, the assignment objects
 //! (0x1C12/0x1C13...) holding the ENI's assignment — all writable in PREOP — the objects the
 //! PDO entries name (PDO-mappable both ways) and any object a CoE init command writes, so the
-//! ENI's CoE init commands succeed. Inputs stay at zero (there is no device behaviour).
+//! ENI's CoE init commands succeed. A slave whose ENI names CoE profile 402 gets the CiA 402
+//! drive model (`devices::drive`, with the catalogue servo's objects its dictionary lacks);
+//! other generic slaves' inputs stay at zero (there is no device behaviour).
 
 use crate::coe::od::{access, Entry, Object, Od};
 use crate::devices::esc_from_sii_on;
+use crate::devices::esi::EsiDevices;
 use crate::error::SimError;
 use crate::network::{Network, Node};
 use crate::EscChip;
@@ -34,50 +40,115 @@ fn invalid(origin: &str, message: String) -> SimError {
     }
 }
 
-/// Read an ENI file and build its network.
+/// Read an ENI file and build its network, with ESI devices from the library of
+/// `ECAT_ESI_PATH` where it has the slave (see [`network_from_eni_with`]).
 pub fn network_from_file(path: &Path) -> Result<Network, SimError> {
     let eni =
         Eni::from_path(path).map_err(|e| invalid(&path.display().to_string(), e.to_string()))?;
-    network_from_eni(&eni)
+    let mut devices = EsiDevices::new(Vec::new());
+    network_from_eni_with(&eni, &mut devices).map(|(net, _)| net)
 }
 
-/// The network of `eni`'s slaves, in bus order.
+/// The network of `eni`'s slaves, in bus order, every one a generic device shaped by the ENI.
 pub fn network_from_eni(eni: &Eni) -> Result<Network, SimError> {
+    build(eni, None).map(|(net, _)| net)
+}
+
+/// The network of `eni`'s slaves, in bus order: a slave whose vendor, product code and
+/// revision the ESI library of `devices` describes is that ESI device (its SII, ESC, CoE
+/// dictionary and behaviour, with the ENI's serial number); any other is a generic device
+/// shaped by the ENI. Also one line per slave saying which it became.
+pub fn network_from_eni_with(
+    eni: &Eni,
+    devices: &mut EsiDevices,
+) -> Result<(Network, Vec<String>), SimError> {
+    build(eni, Some(devices))
+}
+
+fn build(
+    eni: &Eni,
+    mut devices: Option<&mut EsiDevices>,
+) -> Result<(Network, Vec<String>), SimError> {
     if eni.slaves.is_empty() {
         return Err(invalid(&eni.file_name(), "the ENI lists no slave".into()));
     }
     let mut nodes = Vec::with_capacity(eni.slaves.len());
+    let mut lines = Vec::with_capacity(eni.slaves.len());
     for (p, s) in eni.slaves.iter().enumerate() {
-        let dev = device_of(s);
-        let sii = ecat_config::build_sii_with(
-            &dev,
-            &ecat_config::SiiOptions {
-                serial: s.identity.serial,
-                ..Default::default()
-            },
-        )
-        .map_err(|e| invalid(&eni.file_name(), format!("slave {p} \"{}\": {e}", s.name)))?;
-        // Without a DC element in the ENI the device gets no DC unit (so the first DC slave,
-        // usually the ENI's reference clock, is the first one with a clock).
-        let mut chip = EscChip::et1100(0);
-        if s.dc.is_none() {
-            chip.features &= !ecat_wire::register::features::DC;
-        }
-        let mut esc = esc_from_sii_on(sii, chip).map_err(|e| {
-            invalid(
-                &eni.file_name(),
-                format!("slave {p} \"{}\": its SII: {e}", s.name),
-            )
-        })?;
-        if s.mailbox
-            .as_ref()
-            .is_some_and(|m| m.protocols.iter().any(|x| x == "CoE"))
-        {
-            esc.set_object_dictionary(dictionary(s), true);
-        }
+        let id = &s.identity;
+        let template = devices
+            .as_deref_mut()
+            .and_then(|d| d.from_identity(id.vendor, id.product, id.revision))
+            .transpose()
+            .map_err(|e| invalid(&eni.file_name(), format!("slave {p} \"{}\": {e}", s.name)))?;
+        let esc = match template {
+            Some(t) => {
+                lines.push(format!(
+                    "slave {p} \"{}\": ESI device {} (revision 0x{:08x})",
+                    s.name, t.order, id.revision
+                ));
+                t.build(id.serial, None, None).map_err(|e| {
+                    invalid(
+                        &eni.file_name(),
+                        format!("slave {p} \"{}\": its ESI SII: {e}", s.name),
+                    )
+                })?
+            }
+            None => {
+                lines.push(format!(
+                    "slave {p} \"{}\": generic device shaped by the ENI (no ESI for vendor 0x{:08x} product 0x{:08x} revision 0x{:08x})",
+                    s.name, id.vendor, id.product, id.revision
+                ));
+                generic(eni, p, s)?
+            }
+        };
         nodes.push(Node::new(Some(esc), s.name.clone(), s.name.clone()));
     }
-    Ok(Network::from_nodes(nodes, 1))
+    Ok((Network::from_nodes(nodes, 1), lines))
+}
+
+/// The generic device of ENI slave `s` at position `p`.
+fn generic(eni: &Eni, p: usize, s: &Slave) -> Result<crate::esc::Esc, SimError> {
+    let dev = device_of(s);
+    let sii = ecat_config::build_sii_with(
+        &dev,
+        &ecat_config::SiiOptions {
+            serial: s.identity.serial,
+            ..Default::default()
+        },
+    )
+    .map_err(|e| invalid(&eni.file_name(), format!("slave {p} \"{}\": {e}", s.name)))?;
+    // Without a DC element in the ENI the device gets no DC unit (so the first DC slave,
+    // usually the ENI's reference clock, is the first one with a clock).
+    let mut chip = EscChip::et1100(0);
+    if s.dc.is_none() {
+        chip.features &= !ecat_wire::register::features::DC;
+    }
+    let mut esc = esc_from_sii_on(sii, chip).map_err(|e| {
+        invalid(
+            &eni.file_name(),
+            format!("slave {p} \"{}\": its SII: {e}", s.name),
+        )
+    })?;
+    if s.mailbox
+        .as_ref()
+        .is_some_and(|m| m.protocols.iter().any(|x| x == "CoE"))
+    {
+        let mut od = dictionary(s);
+        if drive(s) {
+            crate::devices::esi::add_drive_objects(&mut od);
+            esc.set_behaviour(Box::new(crate::devices::drive::Drive::default()));
+        }
+        esc.set_object_dictionary(od, true);
+    }
+    Ok(esc)
+}
+
+/// True if the ENI names CiA 402 (a drive profile) for slave `s`.
+fn drive(s: &Slave) -> bool {
+    s.mailbox
+        .as_ref()
+        .is_some_and(|m| m.coe_profiles.iter().any(|p| p.0 == 402))
 }
 
 fn sm_kind(kind: &str) -> SmKind {
@@ -202,8 +273,14 @@ pub fn device_of(s: &Slave) -> Device {
         }],
         group_type: String::new(),
         group: None,
-        profiles: Vec::new(),
+        profiles: s
+            .mailbox
+            .iter()
+            .flat_map(|m| m.coe_profiles.iter().map(|p| p.0))
+            .collect(),
         ebus_current_ma: None,
+        ident_ado: None,
+        ident_reg134: false,
         esc: EscInfo {
             physics: s.physics.clone(),
             ports: vec![PortKind::Mii, PortKind::Mii],
@@ -237,7 +314,14 @@ pub fn device_of(s: &Slave) -> Device {
             }],
             _ => Vec::new(),
         },
-        eeprom: None,
+        // A slave without a mailbox has no firmware behind its ESC: device emulation (PDI
+        // control 0x0100 in SII word 0) runs its state machine, as in simple I/O terminals.
+        eeprom: s.mailbox.is_none().then(|| ecat_config::esi::EepromInfo {
+            byte_size: None,
+            config_data: vec![0x00, 0x01],
+            bootstrap: None,
+            assign_to_pdi: false,
+        }),
         dictionary: None,
         position: (0, 0),
     }

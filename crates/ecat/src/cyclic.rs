@@ -4,7 +4,10 @@
 //! frame templates (first fit, in domain order), and the last frame carries a BRD of AL status
 //! in its spare room: its WKC is the number of SubDevices that answered and its data the OR of
 //! their states, so a SubDevice leaving OP or the ring is seen within one cycle at no extra
-//! frame.
+//! frame. A layout may instead give the frames itself ([`FrameItem`], e.g. an ENI's cyclic
+//! frames): then every frame starts where the plan starts one and holds its datagrams in the
+//! plan's order, including datagrams sent as given ([`FrameItem::Fixed`]: a NOP, a
+//! mailbox-state LRD) whose working counters are checked against theirs.
 //!
 //! Datagram indices of cyclic frames have bit 7 set (the acyclic frame engine uses 0..127);
 //! bits 6..4 carry the cycle number modulo 8 and bits 3..0 the frame number, so a frame that
@@ -49,6 +52,58 @@ pub struct CyclicCounters {
     pub frames_duplicated: u64,
     /// Cyclic frames whose structure did not match their template (dropped).
     pub frames_corrupted: u64,
+    /// Datagrams sent as given ([`FrameItem::Fixed`]) that returned with another working
+    /// counter than expected.
+    pub fixed_wkc_mismatches: u64,
+}
+
+/// A datagram sent as given every cycle (zero data), e.g. an ENI's NOP or mailbox-state LRD.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FixedDatagram {
+    /// Command.
+    pub command: Command,
+    /// Address: ADP | ADO << 16, or the logical address.
+    pub address: u32,
+    /// Data length.
+    pub len: u16,
+    /// Working counter to expect, if checked.
+    pub expected_wkc: Option<u16>,
+}
+
+impl FixedDatagram {
+    fn repr(&self) -> DatagramRepr {
+        match self.command.addressing() {
+            Addressing::Logical => DatagramRepr::logical(self.command, 0, self.address, self.len),
+            _ => DatagramRepr::physical(
+                self.command,
+                0,
+                self.address as u16,
+                (self.address >> 16) as u16,
+                self.len,
+            ),
+        }
+    }
+}
+
+/// One datagram of a frame plan given by the layout (see the module documentation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FrameItem {
+    /// Starts the next frame.
+    NewFrame,
+    /// Datagram `plan` of domain `domain`.
+    Domain {
+        /// Domain index.
+        domain: usize,
+        /// Plan index in the domain.
+        plan: usize,
+    },
+    /// The AL-status probe (BRD 0x0130).
+    AlProbe,
+    /// The DC datagrams (FRMW of the reference clock's time, after the master-time write
+    /// when the reference follows the master); without DC, the given datagram if any.
+    Dc(Option<FixedDatagram>),
+    /// A datagram sent as given.
+    Fixed(FixedDatagram),
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -91,6 +146,8 @@ enum Kind {
     SyncMonitor,
     /// LRD of the mailbox status bits.
     MailboxStatus,
+    /// A datagram sent as given, with the working counter to expect.
+    Fixed(Option<u16>),
 }
 
 /// A special datagram's place and its last answer.
@@ -145,49 +202,130 @@ impl CyclicFrames {
     /// Lay out the domains' datagrams into frames from `mac`, with the DC datagrams first and
     /// the AL probe and sync monitor in the spare room at the end.
     pub fn new(domains: &[Domain], mac: [u8; 6], extras: Extras) -> Result<CyclicFrames> {
+        let mut plan = vec![FrameItem::Dc(None)];
+        for d in domains {
+            plan.extend((0..d.plans.len()).map(|plan| FrameItem::Domain {
+                domain: d.index,
+                plan,
+            }));
+        }
+        plan.push(FrameItem::AlProbe);
+        Self::with_plan(domains, mac, extras, &plan)
+    }
+
+    /// Lay out the datagrams `plan` gives, in its order and frames (a frame that would
+    /// overflow continues in the next one). The AL probe (when `extras` asks for it) and the
+    /// sync monitor (with DC) go at the end when the plan does not place them; so do the DC
+    /// datagrams, at the start.
+    pub fn with_plan(
+        domains: &[Domain],
+        mac: [u8; 6],
+        extras: Extras,
+        plan: &[FrameItem],
+    ) -> Result<CyclicFrames> {
         let mut frames: Vec<Template> = Vec::new();
         let mut open: Option<OpenFrame> = None;
-        let mut items: Vec<Item> = Vec::new();
-        if let Some(dc) = extras.dc {
-            if dc.write_master_time {
+        // (what, datagram, starts a frame)
+        let mut items: Vec<(Item, bool)> = Vec::new();
+        let dc_items = |items: &mut Vec<(Item, bool)>, new: bool| {
+            if let Some(dc) = extras.dc {
+                if dc.write_master_time {
+                    items.push((
+                        (
+                            Err(Kind::DcWrite),
+                            DatagramRepr::physical(
+                                Command::Fpwr,
+                                0,
+                                dc.reference,
+                                DC_SYSTEM_TIME,
+                                8,
+                            ),
+                        ),
+                        new,
+                    ));
+                }
                 items.push((
-                    Err(Kind::DcWrite),
-                    DatagramRepr::physical(Command::Fpwr, 0, dc.reference, DC_SYSTEM_TIME, 8),
+                    (
+                        Err(Kind::DcSync),
+                        DatagramRepr::physical(Command::Frmw, 0, dc.reference, DC_SYSTEM_TIME, 8),
+                    ),
+                    new && !dc.write_master_time,
                 ));
             }
-            items.push((
-                Err(Kind::DcSync),
-                DatagramRepr::physical(Command::Frmw, 0, dc.reference, DC_SYSTEM_TIME, 8),
-            ));
+        };
+        let probe = (
+            Err(Kind::AlProbe),
+            DatagramRepr::physical(Command::Brd, 0, 0, AL_STATUS, 2),
+        );
+        if !plan.iter().any(|x| matches!(x, FrameItem::Dc(_))) {
+            dc_items(&mut items, false);
         }
-        for d in domains {
-            for (i, p) in d.plans.iter().enumerate() {
-                items.push((
-                    Ok((d.index, i)),
-                    DatagramRepr::logical(p.command, 0, p.logical, p.len as u16),
-                ));
+        let mut new = false;
+        for item in plan {
+            let before = items.len();
+            match *item {
+                FrameItem::NewFrame => {
+                    new = true;
+                    continue;
+                }
+                FrameItem::Domain { domain, plan } => {
+                    let p = domains
+                        .iter()
+                        .find(|d| d.index == domain)
+                        .and_then(|d| d.plans.get(plan))
+                        .ok_or_else(|| {
+                            Error::Invalid(format!(
+                                "cyclic frame plan: domain {domain} has no datagram {plan}"
+                            ))
+                        })?;
+                    items.push((
+                        (
+                            Ok((domain, plan)),
+                            DatagramRepr::logical(p.command, 0, p.logical, p.len as u16),
+                        ),
+                        new,
+                    ));
+                }
+                FrameItem::AlProbe if extras.al_probe => items.push((probe, new)),
+                FrameItem::AlProbe => {}
+                FrameItem::Dc(_) if extras.dc.is_some() => dc_items(&mut items, new),
+                FrameItem::Dc(None) => {}
+                FrameItem::Dc(Some(f)) | FrameItem::Fixed(f) => {
+                    items.push(((Err(Kind::Fixed(f.expected_wkc)), f.repr()), new))
+                }
+            }
+            if items.len() > before {
+                new = false;
             }
         }
-        if extras.al_probe {
-            items.push((
-                Err(Kind::AlProbe),
-                DatagramRepr::physical(Command::Brd, 0, 0, AL_STATUS, 2),
-            ));
+        if extras.al_probe && !plan.contains(&FrameItem::AlProbe) {
+            items.push((probe, false));
         }
         if let Some((logical, len)) = extras.mailbox_status {
             items.push((
-                Err(Kind::MailboxStatus),
-                DatagramRepr::logical(Command::Lrd, 0, logical, len),
+                (
+                    Err(Kind::MailboxStatus),
+                    DatagramRepr::logical(Command::Lrd, 0, logical, len),
+                ),
+                false,
             ));
         }
         if extras.dc.is_some_and(|d| d.monitor) {
             items.push((
-                Err(Kind::SyncMonitor),
-                DatagramRepr::physical(Command::Brd, 0, 0, DC_SYSTEM_TIME_DIFFERENCE, 4),
+                (
+                    Err(Kind::SyncMonitor),
+                    DatagramRepr::physical(Command::Brd, 0, 0, DC_SYSTEM_TIME_DIFFERENCE, 4),
+                ),
+                false,
             ));
         }
         let mut specials = Vec::new();
-        for (what, repr) in items {
+        for ((what, repr), new) in items {
+            if new {
+                if let Some((buf, slots, headers, pos)) = open.take() {
+                    frames.push(close(buf, slots, headers, pos, mac));
+                }
+            }
             loop {
                 let (buf, slots, headers, pos) = open.get_or_insert_with(|| {
                     (vec![0u8; 1514], Vec::new(), Vec::new(), FrameBuilder::FIRST)
@@ -432,10 +570,16 @@ impl CyclicFrames {
                 continue;
             }
             let mut v = [0u8; 8];
-            v[..p.len].copy_from_slice(&payload[o..o + p.len]);
+            let k = p.len.min(8);
+            v[..k].copy_from_slice(&payload[o..o + k]);
             p.value = u64::from_le_bytes(v);
             p.wkc = u16::from_le_bytes([payload[o + p.len], payload[o + p.len + 1]]);
             p.returned = true;
+            if let Kind::Fixed(Some(e)) = p.kind {
+                if e != p.wkc {
+                    self.counters.fixed_wkc_mismatches += 1;
+                }
+            }
         }
     }
 
@@ -624,6 +768,44 @@ mod tests {
         assert_eq!(c.counters().frames_received, 1);
         c.handle_frame(&f[..20], &mut doms, 1);
         assert_eq!(c.counters().frames_corrupted, 2);
+    }
+
+    #[test]
+    fn a_given_plan_keeps_frames_order_and_fixed_datagrams() {
+        let mut doms = setup(1, 2);
+        let nop = FixedDatagram {
+            command: Command::Nop,
+            address: 0x0900 << 16,
+            len: 4,
+            expected_wkc: Some(0),
+        };
+        let plan = [
+            FrameItem::NewFrame,
+            FrameItem::Fixed(nop),
+            FrameItem::Domain { domain: 0, plan: 0 },
+            FrameItem::NewFrame,
+            FrameItem::Dc(None),
+            FrameItem::AlProbe,
+        ];
+        let extras = Extras {
+            al_probe: true,
+            dc: None,
+        };
+        let mut c = CyclicFrames::with_plan(&doms, [0; 6], extras, &plan).unwrap();
+        assert_eq!(c.frame_count(), 2);
+        c.prepare(&mut doms, 0);
+        let mut f0 = c.frame(0, 0).to_vec();
+        // NOP first, then the LRW, in the first frame; the probe alone in the second.
+        assert_eq!((f0[16], f0[16 + 12 + 4]), (0, Command::Lrw as u8));
+        let mut f1 = c.frame(1, 0).to_vec();
+        assert_eq!(f1[16], Command::Brd as u8);
+        ring(&mut f0, 6, 8); // answers the NOP with WKC 6: a mismatch
+        ring(&mut f1, 6, 8);
+        c.handle_frame(&f0, &mut doms, 1);
+        c.handle_frame(&f1, &mut doms, 1);
+        assert_eq!(c.counters().fixed_wkc_mismatches, 1);
+        assert_eq!(c.al_probe(), Some((8, 2)));
+        assert_eq!(doms[0].process(), DomainState::Complete);
     }
 
     #[test]

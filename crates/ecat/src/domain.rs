@@ -243,6 +243,8 @@ pub struct Layout {
     pub domains: Vec<Domain>,
     /// Per SubDevice (by position): its FMMUs.
     pub mappings: Vec<SubDeviceMapping>,
+    /// The cyclic frames, when the layout gives them (e.g. an ENI's); `None`: first fit.
+    pub frames: Option<Vec<crate::cyclic::FrameItem>>,
 }
 
 /// Lay out `domains` domains over the SubDevices with their configurations (one per
@@ -327,6 +329,7 @@ pub fn layout(
     Ok(Layout {
         domains: out,
         mappings,
+        frames: None,
     })
 }
 

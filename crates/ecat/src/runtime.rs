@@ -260,19 +260,19 @@ impl Runtime {
             .max()
             .unwrap_or(act.logical_base as u64);
         let (status_bit, status_area) = map_mailbox_status(&subs, &mut fmmus, end);
-        let frames = CyclicFrames::new(
-            &lay.domains,
-            link.mac(),
-            Extras {
-                al_probe: true,
-                dc: act.dc.map(|d| CyclicDc {
-                    reference: d.setup.reference_station,
-                    write_master_time: d.mode == DcMode::ReferenceFollowsMaster,
-                    monitor: true,
-                }),
-                mailbox_status: status_area,
-            },
-        )?;
+        let extras = Extras {
+            al_probe: true,
+            dc: act.dc.map(|d| CyclicDc {
+                reference: d.setup.reference_station,
+                write_master_time: d.mode == DcMode::ReferenceFollowsMaster,
+                monitor: true,
+            }),
+            mailbox_status: status_area,
+        };
+        let frames = match &lay.frames {
+            Some(plan) => CyclicFrames::with_plan(&lay.domains, link.mac(), extras, plan)?,
+            None => CyclicFrames::new(&lay.domains, link.mac(), extras)?,
+        };
         engine.set_config(EngineConfig {
             timeout_ns: 10_000_000,
             retries: 2,

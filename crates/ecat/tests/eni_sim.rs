@@ -6,7 +6,7 @@ use ecat::clock::VirtualTime;
 use ecat::domain::DomainState;
 use ecat::link::sim::SimLink;
 use ecat::MainDevice;
-use ecat_config::eni::Eni;
+use ecat_config::eni::{Eni, InitCmd, Transition, Validate};
 use ecat_sim::Network;
 use ecat_wire::al::AlState;
 use std::path::PathBuf;
@@ -41,10 +41,10 @@ fn shipped_eni_reaches_op_with_the_enis_working_counters() {
     for n in &setup.notes {
         println!("note: {n}");
     }
-    println!("register init commands run: {}", setup.init_cmds_run);
+    println!("init commands at transitions: {:?}", setup.cmd_counts());
     assert_eq!(
-        setup.init_cmds_run,
-        4 * 3,
+        setup.cmd_counts(),
+        vec![("IP", 4 * 3)],
         "watchdog divider, PDI and SM watchdog per drive"
     );
     // The ENI's logical commands: LRD 0x01000000 (14 bytes, WKC 1), LRW 0x01000800 (56, 12).
@@ -62,6 +62,11 @@ fn shipped_eni_reaches_op_with_the_enis_working_counters() {
         ]
     );
     let (mut rt, image) = md.activate_eni(setup, None).unwrap();
+    // The ENI's one frame as given: NOP, ARMW 0x0910 (4), mailbox-state LRD (1), LRD (14),
+    // LRW (56), BRD 0x0130 (2): Ethernet 14 + EtherCAT 2 + 6 datagrams of 12 + data 81 = 169
+    // bytes; then ecat's own LRD of the SM1 status bits it maps (12 + 1 = 13 bytes; the ENI's
+    // MailboxStates/StatusBitAddr are not used for this yet).
+    assert_eq!(rt.frame_layout(), (1, 169 + 13));
     rt.run_until_state(AlState::Op, 1_000_000, 3000).unwrap();
     for _ in 0..200 {
         assert!(rt.tx_rx(1_000_000).unwrap());
@@ -69,6 +74,7 @@ fn shipped_eni_reaches_op_with_the_enis_working_counters() {
         assert_eq!(d.state(), DomainState::Complete);
         assert_eq!(d.wkc(), 13);
     }
+    assert_eq!(rt.counters().0.fixed_wkc_mismatches, 0);
     // Variables by name: write a drive's target and see it in the output image.
     let v = image
         .var("WheelRearLeft.Inputs.Position actual value")
@@ -94,6 +100,22 @@ fn shipped_eni_reaches_op_with_the_enis_working_counters() {
     );
     let e = image.read(&rt, "No.Such.Variable").unwrap_err().to_string();
     assert!(e.contains("no variable"), "{e}");
+    // The ENI names CoE profile 402 for the drives: the generic device runs the CiA 402
+    // model, so the state machine answers the control word (shutdown, switch on, enable).
+    let cw = "WheelRearLeft.Outputs.Control word";
+    let sw = "WheelRearLeft.Inputs.Status word";
+    for (control, want) in [(0x06, 0x21), (0x07, 0x23), (0x0F, 0x27)] {
+        image.write(&mut rt, cw, control).unwrap();
+        for _ in 0..20 {
+            rt.tx_rx(1_000_000).unwrap();
+        }
+        let status = image.read(&rt, sw).unwrap().as_i64();
+        assert_eq!(
+            status & 0x6F,
+            want,
+            "control 0x{control:02x}: status 0x{status:04x}"
+        );
+    }
 }
 
 #[test]
@@ -135,14 +157,187 @@ fn a_failing_validate_names_subdevice_transition_command_and_values() {
         timeout_ms: 20,
     });
     drive.init_cmds.push(c);
-    let mut md = open(net);
-    md.scan().unwrap();
-    let e = md.configure_from_eni(&eni).unwrap_err().to_string();
-    println!("{e}");
+    let e = failure_of(net, &eni);
     assert!(e.contains("SubDevice 1 (0x1002"), "{e}");
     assert!(e.contains("IP (INIT→PREOP)"), "{e}");
     assert!(e.contains("'check watchdog divider' (FPRD 0x0400"), "{e}");
     assert!(e.contains("read c209 but expected 3412"), "{e}");
+}
+
+/// Bring `eni` up on `net` towards OP: the first transition command failure the supervisor
+/// reports (the bus must not reach OP).
+fn failure_of(net: Network, eni: &Eni) -> String {
+    let mut md = open(net);
+    md.scan().unwrap();
+    let setup = md.configure_from_eni(eni).unwrap();
+    let (mut rt, _) = md.activate_eni(setup, None).unwrap();
+    let r = rt.run_until_state(AlState::Op, 1_000_000, 300);
+    assert!(
+        r.is_err(),
+        "a failing init command must keep the bus out of OP"
+    );
+    let mut events = Vec::new();
+    while let Some(e) = rt.next_event() {
+        events.push(e.to_string());
+    }
+    let e = events
+        .iter()
+        .find(|e| e.contains("failed"))
+        .cloned()
+        .unwrap_or_else(|| panic!("no failure among {events:#?}"));
+    println!("{e}");
+    e
+}
+
+/// A register init command of `t` on ENI slave `slave`, placed before (or, `after`, behind)
+/// the transition's AL-control write.
+fn add_cmd(eni: &mut Eni, slave: usize, t: Transition, mut c: InitCmd, after: bool) {
+    c.transitions = vec![t];
+    let list = &mut eni.slaves[slave].init_cmds;
+    let at = list
+        .iter()
+        .position(|x| x.has(t) && x.ado == 0x0120)
+        .unwrap_or(list.len());
+    list.insert(if after { at + 1 } else { at }, c);
+}
+
+fn reg_cmd(cmd: u8, ado: u16, data: &[u8], comment: &str) -> InitCmd {
+    InitCmd {
+        transitions: vec![],
+        before_slave: false,
+        comment: comment.into(),
+        requires: None,
+        cmd,
+        adp: 0,
+        ado,
+        data: data.to_vec(),
+        cnt: Some(1),
+        retries: 3,
+        validate: None,
+        timeout_ms: None,
+    }
+}
+
+#[test]
+fn init_commands_of_every_transition_run_in_order() {
+    let Some(mut eni) = shipped() else { return };
+    let net = ecat_sim::eni::network_from_eni(&eni).unwrap();
+    // User RAM of the IMU (0x0F80..): SO writes 0xA5 before the OP request and 0x5A into
+    // the next byte once OP is reached; OS (OP→SAFEOP) writes 0x77; PI/SI/OI (to INIT) 0x11.
+    add_cmd(
+        &mut eni,
+        0,
+        Transition::SO,
+        reg_cmd(2, 0x0F80, &[0xA5], "so before"),
+        false,
+    );
+    add_cmd(
+        &mut eni,
+        0,
+        Transition::SO,
+        reg_cmd(5, 0x0F81, &[0x5A], "so after"),
+        true,
+    );
+    add_cmd(
+        &mut eni,
+        0,
+        Transition::OS,
+        reg_cmd(5, 0x0F82, &[0x77], "os"),
+        false,
+    );
+    for t in [Transition::SI, Transition::OI] {
+        add_cmd(
+            &mut eni,
+            0,
+            t,
+            reg_cmd(5, 0x0F83, &[0x11], "to init"),
+            false,
+        );
+    }
+    // An SO validate on a drive that passes: read back its SM watchdog (10000 = 0x2710).
+    let mut check = reg_cmd(4, 0x0420, &[0, 0], "check SM watchdog");
+    check.validate = Some(Validate {
+        data: vec![0x10, 0x27],
+        mask: None,
+        timeout_ms: 50,
+    });
+    add_cmd(&mut eni, 2, Transition::SO, check, false);
+    // And a CoE init command of SO on a drive: 0x6060 (modes of operation) = 9.
+    let coe = eni.slaves[3]
+        .coe_init_cmds()
+        .iter()
+        .find(|c| c.index == 0x6060)
+        .unwrap()
+        .clone();
+    let mailbox = eni.slaves[3].mailbox.as_mut().unwrap();
+    mailbox.coe_init_cmds.push(ecat_config::eni::CoeInitCmd {
+        transitions: vec![Transition::SO],
+        data: vec![9],
+        comment: "csv in OP".into(),
+        ..coe
+    });
+    let mut md = open(net);
+    md.scan().unwrap();
+    let setup = md.configure_from_eni(&eni).unwrap();
+    println!("{:?}", setup.cmd_counts());
+    assert!(
+        setup.cmd_counts().contains(&("SO", 4)),
+        "{:?}",
+        setup.cmd_counts()
+    );
+    let (mut rt, _) = md.activate_eni(setup, None).unwrap();
+    rt.run_until_state(AlState::SafeOp, 1_000_000, 3000)
+        .unwrap();
+    let ram = |rt: &mut ecat::runtime::Runtime| {
+        let mut b = [0u8; 4];
+        sim(rt).subdevice(0).unwrap().read(0x0F80, &mut b);
+        b
+    };
+    assert_eq!(ram(&mut rt), [0, 0, 0, 0], "nothing of SO before OP");
+    rt.run_until_state(AlState::Op, 1_000_000, 3000).unwrap();
+    assert_eq!(
+        ram(&mut rt),
+        [0xA5, 0x5A, 0, 0],
+        "SO before and after the request"
+    );
+    let od = sim(&mut rt).subdevice(3).unwrap().od().unwrap();
+    assert_eq!(od.get(0x6060, 0), Some(9), "CoE init command of SO");
+    rt.run_until_state(AlState::SafeOp, 1_000_000, 3000)
+        .unwrap();
+    assert_eq!(ram(&mut rt), [0xA5, 0x5A, 0x77, 0], "OS on the way down");
+    rt.run_until_state(AlState::Init, 1_000_000, 3000).unwrap();
+    assert_eq!(ram(&mut rt)[3], 0x11, "SI on the way to INIT");
+    assert_eq!(
+        sim(&mut rt).subdevice(0).unwrap().al_status().state(),
+        Some(AlState::Init)
+    );
+    while let Some(e) = rt.next_event() {
+        assert!(!e.to_string().contains("failed"), "{e}");
+    }
+}
+
+#[test]
+fn a_failing_validate_in_so_names_subdevice_transition_command_and_values() {
+    let Some(mut eni) = shipped() else { return };
+    let net = ecat_sim::eni::network_from_eni(&eni).unwrap();
+    let mut check = reg_cmd(4, 0x0420, &[0, 0], "check SM watchdog");
+    check.validate = Some(Validate {
+        data: vec![0x34, 0x12],
+        mask: Some(vec![0xFF, 0xFF]),
+        timeout_ms: 20,
+    });
+    add_cmd(&mut eni, 2, Transition::SO, check, false);
+    let e = failure_of(net, &eni);
+    assert!(e.contains("SubDevice 2 (0x1003"), "{e}");
+    assert!(e.contains("SO (SAFEOP→OP)"), "{e}");
+    assert!(
+        e.contains("'check SM watchdog' (FPRD 0x0420, 2 bytes)"),
+        "{e}"
+    );
+    assert!(
+        e.contains("read 1027 but expected 3412 under mask ffff"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -218,4 +413,28 @@ fn impossible_layouts_are_refused_with_a_sentence() {
         e.contains("5000 bytes") && e.contains("at most 1486"),
         "{e}"
     );
+}
+
+#[test]
+fn the_enis_frame_boundaries_are_kept() {
+    let Some(mut eni) = shipped() else { return };
+    let net = ecat_sim::eni::network_from_eni(&eni).unwrap();
+    // Split the one frame: NOP, ARMW, mailbox-state LRD | LRD, LRW, BRD.
+    let frame = &mut eni.cyclic[0].frames[0];
+    let second = frame.cmds.split_off(3);
+    let mut f2 = frame.clone();
+    f2.cmds = second;
+    eni.cyclic[0].frames.push(f2);
+    let mut md = open(net);
+    md.scan().unwrap();
+    let setup = md.configure_from_eni(&eni).unwrap();
+    let (mut rt, _) = md.activate_eni(setup, None).unwrap();
+    // Two frames: 16 + 3 * 12 + 9 = 61 → 61 bytes; 16 + 3 * 12 + 72 = 124, plus ecat's
+    // mailbox-status LRD at the end (13).
+    assert_eq!(rt.frame_layout(), (2, 61 + 124 + 13));
+    rt.run_until_state(AlState::Op, 1_000_000, 3000).unwrap();
+    for _ in 0..50 {
+        assert!(rt.tx_rx(1_000_000).unwrap());
+        assert_eq!(rt.domain(0).wkc(), 13);
+    }
 }

@@ -22,11 +22,20 @@ pub fn activate(
     dc: impl FnOnce(&mut MainDevice) -> Result<Option<DcRuntime>, Box<dyn std::error::Error>>,
 ) -> Result<(Runtime, EniImage), Box<dyn std::error::Error>> {
     let setup = md.configure_from_eni(eni)?;
+    let counts: Vec<String> = setup
+        .cmd_counts()
+        .iter()
+        .map(|(t, n)| format!("{t} {n}"))
+        .collect();
     println!(
-        "ENI {}: {} slaves match the bus; {} register init commands run; cyclic {}",
+        "ENI {}: {} slaves match the bus; init commands run at transitions: {}; cyclic {}",
         eni.file_name(),
         eni.slaves.len(),
-        setup.init_cmds_run,
+        if counts.is_empty() {
+            "none".to_string()
+        } else {
+            counts.join(", ")
+        },
         setup.cycle_ns.map_or("time not given".into(), |c| format!(
             "time {:.0} us",
             c as f64 / 1e3

@@ -627,6 +627,7 @@ fn to_json(
         "frames": {
             "sent": cy.frames_sent, "received": cy.frames_received, "lost": cy.frames_lost,
             "late": cy.frames_late, "duplicated": cy.frames_duplicated, "corrupted": cy.frames_corrupted,
+            "fixed_wkc_mismatches": cy.fixed_wkc_mismatches,
         },
         "acyclic": { "datagrams": en.datagrams_sent, "resent": en.resent, "failed": en.failed, "unmatched": en.unmatched },
         "link_counters": { "tx": lk.tx_frames, "rx": lk.rx_frames, "ignored": lk.rx_ignored, "tx_errors": lk.tx_errors },

@@ -26,9 +26,13 @@ pub struct Args {
     /// Network: a preset name (io, servo, ...) or a network TOML file
     #[arg(short = 'n', long = "network", default_value = "io")]
     network: String,
-    /// Simulate the slaves of this ENI file instead (generic devices shaped by the ENI)
+    /// Simulate the slaves of this ENI file instead: ESI devices where the ESI library has
+    /// the slave's vendor, product and revision, else generic devices shaped by the ENI
     #[arg(long, value_name = "FILE", conflicts_with = "network")]
     eni: Option<std::path::PathBuf>,
+    /// ESI directory for `--eni` (repeatable; added to ECAT_ESI_PATH)
+    #[arg(long = "esi-dir", value_name = "DIR", requires = "eni")]
+    esi_dir: Vec<std::path::PathBuf>,
     /// Pin a device's inputs: POSITION=HEXBYTES (repeatable), e.g. 2=a5
     #[arg(long = "set-inputs", value_name = "POS=HEX")]
     set_inputs: Vec<String>,
@@ -64,9 +68,13 @@ fn parse_set(s: &str) -> Result<(usize, Vec<u8>), String> {
 /// Run `ecat sim`.
 pub fn run(a: Args) -> CmdResult {
     let iface = a.interface.strip_prefix("raw:").unwrap_or(&a.interface);
-    let mut net = match &a.eni {
-        Some(f) => ecat_sim::eni::network_from_file(f)?,
-        None => Network::open(&a.network)?,
+    let (mut net, sources) = match &a.eni {
+        Some(f) => {
+            let eni = ecat_config::eni::Eni::from_path(f)?;
+            let mut devices = ecat_sim::devices::esi::EsiDevices::new(a.esi_dir.clone());
+            ecat_sim::eni::network_from_eni_with(&eni, &mut devices)?
+        }
+        None => (Network::open(&a.network)?, Vec::new()),
     };
     for s in &a.set_inputs {
         let (pos, bytes) = parse_set(s)?;
@@ -78,7 +86,9 @@ pub fn run(a: Args) -> CmdResult {
     let summary = net.summary();
     println!(
         "ecat sim: answering on {iface} with network '{}' ({} SubDevices)",
-        a.network,
+        a.eni
+            .as_ref()
+            .map_or(a.network.clone(), |f| format!("eni:{}", f.display())),
         summary.iter().filter(|s| !s.passive).count()
     );
     for s in &summary {
@@ -89,6 +99,9 @@ pub fn run(a: Args) -> CmdResult {
             ),
             None => println!("  -   {:<8} passive terminal (no ESC)  {}", s.order, s.name),
         }
+    }
+    for line in &sources {
+        println!("  {line}");
     }
     use std::io::Write;
     std::io::stdout().flush()?;

@@ -143,6 +143,9 @@ pub struct Mailbox {
     pub protocols: Vec<String>,
     /// CoE init commands in order.
     pub coe_init_cmds: Vec<CoeInitCmd>,
+    /// CoE device profiles (`CoE/Profile/ChannelInfo`: profile number, e.g. 402, and its
+    /// `AddInfo`), one per channel.
+    pub coe_profiles: Vec<(u32, u32)>,
     /// Blocks kept as they are for later (`SoE`, `EoE`, ...): (element name, XML text).
     pub raw: Vec<(String, String)>,
 }
@@ -363,6 +366,14 @@ pub(crate) fn parse_slave(cx: &Ctx<'_, '_>, node: Node<'_, '_>) -> Result<Slave>
                 for c in children(cmds, "InitCmd") {
                     m.coe_init_cmds.push(parse_coe_cmd(cx, c)?);
                 }
+            }
+            for p in child(coe, "Profile")
+                .iter()
+                .flat_map(|p| children(*p, "ChannelInfo"))
+            {
+                let no = num::<u32>(cx, p, "ProfileNo")?.unwrap_or(0);
+                m.coe_profiles
+                    .push((no, num::<u32>(cx, p, "AddInfo")?.unwrap_or(0)));
             }
         }
         for name in ["SoE", "EoE", "FoE", "AoE", "VoE"] {

@@ -292,13 +292,25 @@ impl Eni {
                 for p in &m.protocols {
                     w.el("Protocol", p);
                 }
-                if !m.coe_init_cmds.is_empty() {
+                if !m.coe_init_cmds.is_empty() || !m.coe_profiles.is_empty() {
                     w.open("CoE");
-                    w.open("InitCmds");
-                    for c in &m.coe_init_cmds {
-                        coe_cmd(&mut w, c);
+                    if !m.coe_init_cmds.is_empty() {
+                        w.open("InitCmds");
+                        for c in &m.coe_init_cmds {
+                            coe_cmd(&mut w, c);
+                        }
+                        w.close("InitCmds");
                     }
-                    w.close("InitCmds");
+                    if !m.coe_profiles.is_empty() {
+                        w.open("Profile");
+                        for (no, add) in &m.coe_profiles {
+                            w.open("ChannelInfo");
+                            w.el("ProfileNo", no);
+                            w.el("AddInfo", add);
+                            w.close("ChannelInfo");
+                        }
+                        w.close("Profile");
+                    }
                     w.close("CoE");
                 }
                 for (_, raw) in &m.raw {

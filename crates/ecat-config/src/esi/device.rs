@@ -266,6 +266,12 @@ pub struct Device {
     pub profiles: Vec<u32>,
     /// Current drawn from the E-bus in mA (negative: fed into it).
     pub ebus_current_ma: Option<i32>,
+    /// Register holding the device's identification value (`Info/IdentificationAdo`, e.g.
+    /// an ID switch), if any.
+    pub ident_ado: Option<u16>,
+    /// The identification value is mirrored in the AL status code (0x0134) on request
+    /// (`Info/IdentificationReg134`).
+    pub ident_reg134: bool,
     /// ESC information.
     pub esc: EscInfo,
     /// FMMUs in order.
@@ -414,6 +420,16 @@ pub(crate) fn parse_device(
         Some(e) => cx.child_int(e, "EBusCurrent")?.map(|v| v as i32),
         None => None,
     };
+    let ident_ado = match info.and_then(|i| child(i, "IdentificationAdo")) {
+        Some(n) => {
+            let v = cx.int(n)?;
+            Some(cx.fit::<u16>(n, v)?)
+        }
+        None => None,
+    };
+    let ident_reg134 = info
+        .and_then(|i| child(i, "IdentificationReg134"))
+        .is_some_and(|n| crate::esi::xml::parse_bool(crate::esi::xml::text(n)));
 
     let mut fmmus = Vec::new();
     for f in children(node, "Fmmu") {
@@ -499,6 +515,8 @@ pub(crate) fn parse_device(
         group_type,
         profiles,
         ebus_current_ma,
+        ident_ado,
+        ident_reg134,
         esc: EscInfo {
             physics,
             ports,

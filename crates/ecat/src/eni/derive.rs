@@ -7,8 +7,14 @@
 //! coordinates (a command's data sits at `InputOffs`/`OutputOffs` + 10), so every variable's
 //! `BitOffs` is directly an offset in it. An LRW whose outputs and inputs share logical
 //! addresses (TwinCAT's layout) sends from the output image and returns into the input image.
+//!
+//! The cyclic frames are the ENI's: same frame boundaries and datagram order; its BRD of AL
+//! status is our AL probe, its ARMW/FRMW of 0x0910 our DC datagrams when DC is on (else sent as
+//! given), and everything else (NOP, the mailbox-state LRD, other reads) is sent as given with
+//! its expected working counter checked.
 
 use crate::config::{Direction, EntryConfig, PdoConfig, SubDeviceConfig, SyncConfig};
+use crate::cyclic::{FixedDatagram, FrameItem};
 use crate::domain::{DatagramPlan, Domain, Region};
 use crate::error::{Error, Result};
 use crate::mailbox::sdo::SdoOp;
@@ -273,27 +279,67 @@ pub fn layout(
         mappings.push(crate::domain::SubDeviceMapping { fmmus });
     }
     mappings.resize(subs.len(), Default::default());
-    for c in eni.cyclic_cmds().filter(|c| !c.is_logical()) {
-        let what = match (c.cmd, c.ado) {
-            (0, _) => "NOP: not sent".to_string(),
-            (13 | 14, 0x0910) => "DC time distribution: with DC on, ecat sends its own FRMW of the reference clock's time".to_string(),
-            (7, 0x0130) => format!("BRD of AL status: ecat's own AL-status probe (expects WKC {} too)", c.cnt.unwrap_or(0)),
-            _ => "not sent".to_string(),
-        };
-        notes.push(format!(
-            "cyclic command {} ADO 0x{:04x}: {what}",
-            c.cmd, c.ado
-        ));
-    }
-    // Datagrams: the ENI's logical commands.
+    // Datagrams: the ENI's logical commands as domain plans; its frames as given.
     let mbx = eni.master.mailbox_states;
     let mut plans = Vec::new();
     let mut rx_at = Vec::new();
-    for c in logical {
+    let mut frames = Vec::new();
+    let mut probe_placed = false;
+    if eni.cyclic.len() > 1 {
+        notes.push(format!(
+            "the ENI has {} cyclic tasks; ecat sends the frames of all of them every cycle, at the first task's cycle time",
+            eni.cyclic.len()
+        ));
+    }
+    for c in eni
+        .cyclic
+        .iter()
+        .flat_map(|t| &t.frames)
+        .flat_map(|f| std::iter::once(None).chain(f.cmds.iter().map(Some)))
+    {
+        let Some(c) = c else {
+            frames.push(FrameItem::NewFrame);
+            continue;
+        };
+        let command = Command::from_u8(c.cmd).unwrap_or(Command::Nop);
+        let fixed = FixedDatagram {
+            command,
+            address: if c.is_logical() {
+                c.logical()
+            } else {
+                c.adp as u32 | (c.ado as u32) << 16
+            },
+            len: c.data_len.min(MAX_DATA) as u16,
+            expected_wkc: c.cnt,
+        };
+        if c.data.as_ref().is_some_and(|d| d.iter().any(|&b| b != 0)) {
+            notes.push(format!(
+                "cyclic {command:?} ADO 0x{:04x}: its <Data> is not sent (zeros are)",
+                c.ado
+            ));
+        }
+        if !c.is_logical() {
+            let item = match (c.cmd, c.ado) {
+                (7, 0x0130) if !probe_placed => {
+                    probe_placed = true;
+                    FrameItem::AlProbe
+                }
+                (13 | 14, 0x0910) => {
+                    notes.push(format!(
+                        "cyclic {command:?} of 0x0910 ({} bytes): sent as given without DC; with DC ecat sends its FRMW of the reference clock's 64-bit time in its place",
+                        c.data_len
+                    ));
+                    FrameItem::Dc(Some(fixed))
+                }
+                _ => FrameItem::Fixed(fixed),
+            };
+            frames.push(item);
+            continue;
+        }
         let l = c.logical();
         if let Some((start, count)) = mbx {
             if l >= start && l < start + count.div_ceil(8).max(1) {
-                notes.push(format!("the cyclic mailbox-state {} at 0x{l:08x} is not sent: ecat polls mailboxes itself", if c.cmd == 10 { "LRD" } else { "command" }));
+                frames.push(FrameItem::Fixed(fixed));
                 continue;
             }
         }
@@ -303,7 +349,6 @@ pub fn layout(
             ));
             continue;
         }
-        let command = Command::from_u8(c.cmd).unwrap_or(Command::Lrw);
         let (outr, inr) = (c.image_range(false), c.image_range(true));
         let (offset, rx) = match (command, outr, inr) {
             (Command::Lrd, _, Some(i)) => (out_len + i.start, None),
@@ -322,6 +367,10 @@ pub fn layout(
                 "the ENI expects WKC {expected} for {command:?} 0x{l:08x}; its FMMUs give {computed}; using the ENI's"
             ));
         }
+        frames.push(FrameItem::Domain {
+            domain: 0,
+            plan: plans.len(),
+        });
         plans.push(DatagramPlan {
             command,
             logical: l,
@@ -331,11 +380,28 @@ pub fn layout(
         });
         rx_at.push(rx);
     }
+    let all_states = ["PREOP", "SAFEOP", "OP"];
+    if eni
+        .cyclic_cmds()
+        .any(|c| !c.states.is_empty() && !all_states.iter().all(|s| c.in_state(s)))
+    {
+        notes.push(
+            "the cyclic commands' <State> lists are not applied: ecat sends its cyclic frames in every state (a command not sent in OP is left out)"
+                .into(),
+        );
+    }
+    if !probe_placed {
+        notes.push(
+            "the ENI's frames have no BRD of AL status; ecat adds its own at the end of the last frame"
+                .into(),
+        );
+    }
     let base = plans.iter().map(|p| p.logical).min().unwrap_or(0);
     let d = Domain::from_parts(0, base, out_len, in_len, regions, plans, rx_at)?;
     Ok(crate::domain::Layout {
         domains: vec![d],
         mappings,
+        frames: Some(frames),
     })
 }
 

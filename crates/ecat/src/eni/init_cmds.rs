@@ -1,18 +1,28 @@
-//! The ENI's EtherCAT init commands: which of them our own bring-up already performs, and
-//! running the others with the ENI's validate / timeout / retry semantics.
+//! The ENI's EtherCAT and CoE init commands: which of them our own bring-up already performs,
+//! and the others as the supervisor's transition commands ([`TransitionCmd`]), run at every
+//! transition the ENI lists them for, with its validate / timeout / retry semantics, at the
+//! first bring-up and every time a lost SubDevice is configured again.
 //!
 //! Classification by register (ADO): station address (0x0010) and the SII identity reads
 //! (0x0500..0x050F) are the scan's job; AL control/status (0x0120, 0x0130) the state
 //! machine's; SyncManagers (0x0800..) and FMMUs (0x0600..) are derived from the same ENI data
 //! and written by the supervisor on every (re)configuration; DC registers (0x0900..) belong to
 //! our DC setup, which takes the ENI's SYNC0 activation and cycle time. Everything else (e.g.
-//! watchdog settings) is executed here, addressed to our station address whatever addressing
-//! the ENI used.
+//! watchdog settings, a vendor register) is executed.
+//!
+//! Placement: a command listed after its transition's AL-control write (0x0120) in the
+//! slave's list runs once the state is reached, any other before the state is requested.
+//! Auto-increment and broadcast addressing become the SubDevice's station address (the
+//! command is the SubDevice's own); logical commands keep their logical address. CoE init
+//! commands of IP and PS are the startup SDOs ([`super::derive::startup_sdos`]); those of
+//! the other transitions run before the transition is requested. Commands of IB, PP and SS
+//! are not run (ecat takes no SubDevice to BOOT and never re-requests the state it is in);
+//! [`transition_cmds`] names them.
 
-use crate::bus::Bus;
-use crate::error::{Error, Result};
-use crate::subdevice::SubDevice;
-use ecat_config::eni::{InitCmd, Transition};
+use crate::mailbox::sdo::SdoOp;
+use crate::supervisor::{CmdOp, RegisterCmd, TransitionCmd, Validate};
+use ecat_config::eni::{CoeInitCmd, InitCmd, Slave, Transition};
+use ecat_wire::al::AlState;
 use ecat_wire::Command;
 
 /// Most retries taken from a file.
@@ -31,13 +41,14 @@ pub enum Handling {
     Layout,
     /// Our DC setup.
     Dc,
-    /// Executed as the ENI gives it ([`run_init_cmds`]).
+    /// Executed as the ENI gives it (a [`TransitionCmd`]).
     Execute,
 }
 
 /// Who performs `c`.
 pub fn handling(c: &InitCmd) -> Handling {
     match c.ado {
+        _ if c.cmd == 0 => Handling::Execute,
         0x0010..=0x0013 => Handling::Scan,
         0x0500..=0x050F => Handling::Scan,
         0x0120..=0x0121 | 0x0130..=0x0135 => Handling::StateMachine,
@@ -47,113 +58,193 @@ pub fn handling(c: &InitCmd) -> Handling {
     }
 }
 
-fn cmd_name(c: &InitCmd) -> String {
-    let name = Command::from_u8(c.cmd).map_or("?".to_string(), |k| format!("{k:?}").to_uppercase());
-    format!(
-        "'{}' ({name} 0x{:04x}, {} bytes)",
-        c.comment,
-        c.ado,
-        c.data.len()
-    )
-}
-
-fn hex(b: &[u8]) -> String {
-    b.iter().map(|x| format!("{x:02x}")).collect()
-}
-
-/// Run `c` on `sub` (addressed by its station address): retries on a wrong working counter,
-/// then the `Validate` loop (read until the masked data matches or its timeout passes).
-pub fn run_one(bus: &mut Bus, sub: &SubDevice, t: Transition, c: &InitCmd) -> Result<()> {
-    let cmd = Command::from_u8(c.cmd)
-        .ok_or_else(|| Error::Invalid(format!("unknown command code {}", c.cmd)))?;
-    // Same operation, addressed by station address.
-    let cmd = match cmd {
+/// The command as we send it: the SubDevice's own register by station address, or logical.
+fn as_sent(cmd: Command) -> Command {
+    match cmd {
         Command::Aprd | Command::Brd => Command::Fprd,
         Command::Apwr | Command::Bwr => Command::Fpwr,
         Command::Aprw | Command::Brw => Command::Fprw,
         Command::Armw => Command::Frmw,
         other => other,
-    };
-    let expected = c.cnt.unwrap_or(1);
-    let who = sub.who();
-    let start = bus.now();
-    let timeout_ns = c
-        .validate
-        .as_ref()
-        .map(|v| v.timeout_ms)
-        .or(c.timeout_ms)
-        .unwrap_or(0)
-        .min(MAX_WAIT_MS) as u64
-        * 1_000_000;
-    let mut tries = 0u32;
-    loop {
-        tries += 1;
-        let (data, wkc) = bus.transact(cmd, sub.station, c.ado, c.data.clone())?;
-        let wkc_ok = wkc == expected;
-        let valid = match &c.validate {
-            Some(v) if wkc_ok => v.matches(&data),
-            _ => wkc_ok,
-        };
-        if valid {
-            return Ok(());
-        }
-        let waited = bus.now().saturating_sub(start);
-        let more = if c.validate.is_some() && wkc_ok {
-            waited < timeout_ns
-        } else {
-            tries <= c.retries.min(MAX_RETRIES)
-        };
-        if !more {
-            let why = match &c.validate {
-                Some(v) if wkc_ok => format!(
-                    "read {} but expected {}{} (after {} ms)",
-                    hex(&data),
-                    hex(&v.data),
-                    v.mask
-                        .as_ref()
-                        .map_or(String::new(), |m| format!(" under mask {}", hex(m))),
-                    waited / 1_000_000
-                ),
-                _ => format!("working counter {wkc}, expected {expected} (after {tries} tries)"),
-            };
-            return Err(Error::Invalid(format!(
-                "{who}: ENI init command of transition {t}, {}, failed: {why}",
-                cmd_name(c)
-            )));
-        }
-        bus.pause(1_000_000);
     }
 }
 
-/// Run every init command of `cmds` that belongs to `t` and that we [`Handling::Execute`];
-/// returns how many ran.
-pub fn run_init_cmds(
-    bus: &mut Bus,
-    sub: &SubDevice,
-    t: Transition,
-    cmds: &[InitCmd],
-) -> Result<usize> {
-    let mut n = 0;
-    for c in cmds
+fn cmd_name(c: &InitCmd, sent: Command) -> String {
+    format!(
+        "'{}' ({} 0x{:04x}, {} bytes)",
+        c.comment,
+        format!("{sent:?}").to_uppercase(),
+        c.ado,
+        c.data.len()
+    )
+}
+
+/// The (from, to) states of `t`; `None` for transitions ecat never makes (IB, PP, SS).
+fn states(t: Transition) -> Option<(AlState, AlState)> {
+    if matches!(t, Transition::IB | Transition::PP | Transition::SS) {
+        return None;
+    }
+    let (a, b) = t.states();
+    Some((AlState::from_bits(a)?, AlState::from_bits(b)?))
+}
+
+/// True if `c` comes after `t`'s AL-control write in `list`.
+fn after_request(list: &[InitCmd], at: usize, t: Transition) -> bool {
+    list[..at]
         .iter()
-        .filter(|c| c.has(t) && handling(c) == Handling::Execute)
-    {
-        run_one(bus, sub, t, c)?;
-        n += 1;
-    }
-    Ok(n)
+        .any(|x| x.has(t) && x.ado == 0x0120 && matches!(x.cmd, 2 | 5 | 8))
 }
 
-/// The writes (FPWR/APWR/BWR) among the IP and PS commands we execute: (address, data), for
-/// the supervisor to repeat on every reconfiguration.
-pub fn replayed_writes(cmds: &[InitCmd]) -> Vec<(u16, Vec<u8>)> {
-    cmds.iter()
-        .filter(|c| {
-            (c.has(Transition::IP) || c.has(Transition::PS))
-                && handling(c) == Handling::Execute
-                && matches!(c.cmd, 2 | 5 | 8)
-                && !c.data.is_empty()
-        })
-        .map(|c| (c.ado, c.data.clone()))
-        .collect()
+fn register_cmd(c: &InitCmd) -> Option<RegisterCmd> {
+    let command = Command::from_u8(c.cmd)?;
+    let sent = as_sent(command);
+    let broadcast = matches!(command, Command::Brd | Command::Bwr | Command::Brw);
+    Some(RegisterCmd {
+        command: sent,
+        ado: c.ado,
+        logical: c.logical(),
+        data: c.data.clone(),
+        expected_wkc: if broadcast { None } else { c.cnt },
+        retries: c.retries.min(MAX_RETRIES),
+        validate: c.validate.as_ref().map(|v| Validate {
+            data: v.data.clone(),
+            mask: v.mask.clone(),
+            timeout_ns: u64::from(v.timeout_ms.min(MAX_WAIT_MS)) * 1_000_000,
+        }),
+    })
+}
+
+fn sdo_op(c: &CoeInitCmd) -> SdoOp {
+    if c.is_download() {
+        SdoOp::Download {
+            index: c.index,
+            subindex: c.subindex,
+            complete_access: c.complete_access,
+            data: c.data.clone(),
+        }
+    } else {
+        SdoOp::Upload {
+            index: c.index,
+            subindex: c.subindex,
+            complete_access: c.complete_access,
+        }
+    }
+}
+
+/// The transition commands of ENI slave `s` for the supervisor, and a sentence naming those
+/// not run (empty when all are).
+pub fn transition_cmds(s: &Slave) -> (Vec<TransitionCmd>, Option<String>) {
+    let mut out = Vec::new();
+    let mut skipped = Vec::new();
+    for (at, c) in s.init_cmds.iter().enumerate() {
+        if handling(c) != Handling::Execute {
+            continue;
+        }
+        let Some(reg) = register_cmd(c) else { continue };
+        for &t in &c.transitions {
+            let Some((from, to)) = states(t) else {
+                skipped.push(format!("{} '{}'", t.code(), c.comment));
+                continue;
+            };
+            if reg.command == Command::Nop {
+                continue;
+            }
+            out.push(TransitionCmd {
+                from,
+                to,
+                after: after_request(&s.init_cmds, at, t),
+                label: format!(
+                    "ENI init command of transition {t}, {}",
+                    cmd_name(c, reg.command)
+                ),
+                op: CmdOp::Register(reg.clone()),
+            });
+        }
+    }
+    for c in s.coe_init_cmds().iter().filter(|c| !c.disabled) {
+        for &t in &c.transitions {
+            if matches!(t, Transition::IP | Transition::PS) {
+                continue;
+            }
+            let Some((from, to)) = states(t).filter(|_| t != Transition::BI) else {
+                skipped.push(format!("CoE {} 0x{:04x}:{}", t.code(), c.index, c.subindex));
+                continue;
+            };
+            out.push(TransitionCmd {
+                from,
+                to,
+                after: false,
+                label: format!(
+                    "ENI CoE init command of transition {t}, '{}' ({} 0x{:04x}:{})",
+                    c.comment,
+                    if c.is_download() {
+                        "download"
+                    } else {
+                        "upload"
+                    },
+                    c.index,
+                    c.subindex
+                ),
+                op: CmdOp::Sdo(sdo_op(c)),
+            });
+        }
+    }
+    let note = (!skipped.is_empty()).then(|| {
+        format!(
+            "slave \"{}\": init commands of transitions ecat does not make (IB: ecat takes no SubDevice to BOOT; PP, SS: never re-requested; CoE in BOOT) are not run: {}",
+            s.name,
+            skipped.join(", ")
+        )
+    });
+    (out, note)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cmd(ts: &[Transition], cmd: u8, ado: u16, comment: &str) -> InitCmd {
+        InitCmd {
+            transitions: ts.to_vec(),
+            before_slave: false,
+            comment: comment.into(),
+            requires: None,
+            cmd,
+            adp: 0,
+            ado,
+            data: vec![1, 0],
+            cnt: Some(1),
+            retries: 3,
+            validate: None,
+            timeout_ms: None,
+        }
+    }
+
+    #[test]
+    fn placement_and_addressing() {
+        let s = Slave {
+            name: "X".into(),
+            init_cmds: vec![
+                cmd(&[Transition::SO], 2, 0x0400, "pre"),
+                cmd(&[Transition::SO], 5, 0x0120, "set OP"),
+                cmd(&[Transition::SO, Transition::IB], 8, 0x0410, "post"),
+                cmd(&[Transition::PS], 5, 0x0810, "sm"),
+            ],
+            ..Default::default()
+        };
+        let (cmds, note) = transition_cmds(&s);
+        assert_eq!(cmds.len(), 2);
+        assert!(cmds[0].is(AlState::SafeOp, AlState::Op, false));
+        assert!(cmds[1].is(AlState::SafeOp, AlState::Op, true));
+        let CmdOp::Register(r) = &cmds[0].op else {
+            panic!()
+        };
+        assert_eq!((r.command, r.expected_wkc), (Command::Fpwr, Some(1)));
+        let CmdOp::Register(r) = &cmds[1].op else {
+            panic!()
+        };
+        assert_eq!((r.command, r.expected_wkc), (Command::Fpwr, None));
+        assert!(cmds[0].label.contains("SO (SAFEOP→OP), 'pre' (FPWR 0x0400"));
+        assert!(note.unwrap().contains("IB 'post'"));
+    }
 }

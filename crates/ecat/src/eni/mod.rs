@@ -9,23 +9,26 @@
 //! 3. lays the process image out at the ENI's offsets: one domain whose datagrams are the
 //!    ENI's logical cyclic commands with their addresses, lengths and expected working
 //!    counters ([`derive::layout`]);
-//! 4. runs the ENI's register init commands that our own bring-up does not perform, with the
-//!    ENI's validate / timeout / retry semantics ([`init_cmds`]).
+//! 4. hands the ENI's init commands that our own bring-up does not perform (register and
+//!    CoE, of every transition) to the supervisor as transition commands, with the ENI's
+//!    validate / timeout / retry semantics ([`init_cmds`]).
 //!
 //! Our bring-up stays in charge of the state machine: the ENI's commands for station
 //! addresses, SII identity, AL control/status, SMs, FMMUs and DC registers are not replayed
 //! literally but through the supervisor from the same ENI data, so a SubDevice that is lost
 //! and comes back gets its ENI SMs, FMMUs and CoE init commands again (the supervisor replays
-//! configs, FMMUs and startup SDOs on every reconfiguration). The remaining register commands
-//! (e.g. watchdog settings) of the IP and PS transitions run before activation, while every
-//! SubDevice is in INIT, with their validate / retry semantics; their writes are repeated by
-//! the supervisor in INIT on every (re)configuration (without the validation). Commands of
-//! other transitions (SO, OS, SP, ...) are not run.
+//! configs, FMMUs and startup SDOs on every reconfiguration). The remaining init commands
+//! (e.g. watchdog settings, vendor registers, CoE writes of SO) run in the supervisor at the
+//! transitions the ENI lists them for (IP, PS, SO, OS, SP, OP, xI, BI, II), at the first
+//! bring-up and at every reconfiguration; a failing one is reported (naming the SubDevice,
+//! transition, command and the value read vs expected) and the SubDevice is tried again.
 //!
-//! Cyclic frames: our frames carry the ENI's LRD/LWR/LRW commands (same logical addresses,
-//! lengths and expected WKCs), our AL-status BRD (the ENI's BRD 0x0130) and, with DC, our
-//! FRMW of the reference clock's time in place of the ENI's ARMW; the ENI's NOP and
-//! mailbox-state LRD are not sent. The frame boundaries are ours.
+//! Cyclic frames: the ENI's own, frame by frame and datagram by datagram ([`derive`]): its
+//! LRD/LWR/LRW commands with their addresses, lengths and expected WKCs carry the process
+//! image, its BRD of AL status is our AL-status probe, its ARMW/FRMW of 0x0910 is replaced by
+//! our DC datagrams when DC is on, and its NOP, mailbox-state LRD and any other datagram are
+//! sent as given with their expected WKCs checked
+//! ([`crate::cyclic::CyclicCounters::fixed_wkc_mismatches`]).
 
 pub mod check;
 pub mod derive;
@@ -43,6 +46,7 @@ use crate::error::Result;
 use crate::mailbox::sdo::SdoOp;
 use crate::maindevice::MainDevice;
 use crate::runtime::{Activation, Runtime};
+use crate::supervisor::TransitionCmd;
 use ecat_config::eni::{Eni, Transition};
 
 /// Everything derived from an ENI for one bus, ready to activate.
@@ -50,7 +54,8 @@ use ecat_config::eni::{Eni, Transition};
 pub struct EniSetup {
     /// Process data configuration per SubDevice.
     pub configs: Vec<SubDeviceConfig>,
-    /// Startup SDOs per SubDevice (the ENI's CoE init commands of IP and PS).
+    /// Startup SDOs per SubDevice (the ENI's CoE init commands of IP and PS; those of other
+    /// transitions are in `transition_cmds`).
     pub startup_sdos: Vec<Vec<SdoOp>>,
     /// Domain, datagrams and FMMUs.
     pub layout: Layout,
@@ -62,11 +67,30 @@ pub struct EniSetup {
     pub sync0_ns: Option<u64>,
     /// What was left out or differs (one sentence each).
     pub notes: Vec<String>,
-    /// Register init commands run before activation.
-    pub init_cmds_run: usize,
-    /// Per SubDevice: the register writes among those commands (address, data), which the
-    /// supervisor repeats in INIT every time it configures the SubDevice again.
-    pub register_writes: Vec<Vec<(u16, Vec<u8>)>>,
+    /// Per SubDevice: the init commands the supervisor runs at its transitions (one per
+    /// command and transition), every time it configures the SubDevice.
+    pub transition_cmds: Vec<Vec<TransitionCmd>>,
+}
+
+impl EniSetup {
+    /// How many transition commands there are per transition code (`SO` → 3), in the
+    /// order of [`Transition::ALL`].
+    pub fn cmd_counts(&self) -> Vec<(&'static str, usize)> {
+        let mut out: Vec<(&'static str, usize)> = Vec::new();
+        for t in Transition::ALL {
+            let (a, b) = t.states();
+            let n = self
+                .transition_cmds
+                .iter()
+                .flatten()
+                .filter(|c| c.from as u8 == a && c.to as u8 == b)
+                .count();
+            if n > 0 {
+                out.push((t.code(), n));
+            }
+        }
+        out
+    }
 }
 
 impl MainDevice {
@@ -78,52 +102,20 @@ impl MainDevice {
         let mut notes: Vec<String> = eni.notes().iter().map(|n| format!("ENI: {n}")).collect();
         let mut configs = Vec::new();
         let mut startup_sdos = Vec::new();
+        let mut transition_cmds = Vec::new();
         for (p, s) in eni.slaves.iter().enumerate() {
             derive::apply_to_subdevice(s, &mut self.subdevices_mut()[p]);
             configs.push(derive::config_of(s, p)?);
             startup_sdos.push(derive::startup_sdos(s));
-            let skipped: Vec<String> = s
-                .coe_init_cmds()
-                .iter()
-                .filter(|c| {
-                    !c.disabled
-                        && !c.transitions.contains(&Transition::IP)
-                        && !c.transitions.contains(&Transition::PS)
-                })
-                .map(|c| format!("0x{:04x}:{}", c.index, c.subindex))
-                .collect();
-            if !skipped.is_empty() {
-                notes.push(format!(
-                    "slave {p} \"{}\": CoE init commands of other transitions than IP/PS are not sent: {}",
-                    s.name,
-                    skipped.join(", ")
-                ));
-            }
+            let (cmds, note) = init_cmds::transition_cmds(s);
+            transition_cmds.push(cmds);
+            notes.extend(note);
         }
         if !eni.master.init_cmds.is_empty() {
             notes.push(format!(
                 "the ENI's {} master init commands (resets of FMMUs, SMs, DC, addresses) are covered by ecat's scan and not sent",
                 eni.master.init_cmds.len()
             ));
-        }
-        for (p, s) in eni.slaves.iter().enumerate() {
-            let other: Vec<String> = s
-                .init_cmds
-                .iter()
-                .filter(|c| {
-                    init_cmds::handling(c) == init_cmds::Handling::Execute
-                        && !c.has(Transition::IP)
-                        && !c.has(Transition::PS)
-                })
-                .map(|c| format!("{} '{}'", c.transition_list(), c.comment))
-                .collect();
-            if !other.is_empty() {
-                notes.push(format!(
-                    "slave {p} \"{}\": register init commands of other transitions than IP/PS are not sent: {}",
-                    s.name,
-                    other.join(", ")
-                ));
-            }
         }
         let eni_ref = eni
             .slaves
@@ -136,15 +128,6 @@ impl MainDevice {
                     "the ENI's reference clock is slave {e}; ecat's DC setup takes the first SubDevice with a clock (position {o})"
                 ));
             }
-        }
-        let mut init_cmds_run = 0;
-        let mut register_writes = Vec::new();
-        for (p, s) in eni.slaves.iter().enumerate() {
-            let sub = self.subdevices()[p].clone();
-            for t in [Transition::IP, Transition::PS] {
-                init_cmds_run += init_cmds::run_init_cmds(self.bus(), &sub, t, &s.init_cmds)?;
-            }
-            register_writes.push(init_cmds::replayed_writes(&s.init_cmds));
         }
         let layout = derive::layout(eni, self.subdevices(), &configs, &mut notes)?;
         let image = EniImage::new(eni, layout.domains[0].outputs_len);
@@ -165,8 +148,7 @@ impl MainDevice {
                 .find(|&c| c > 0)
                 .map(u64::from),
             notes,
-            init_cmds_run,
-            register_writes,
+            transition_cmds,
         })
     }
 
@@ -177,7 +159,7 @@ impl MainDevice {
         setup: EniSetup,
         dc: Option<DcRuntime>,
     ) -> Result<(Runtime, EniImage)> {
-        let regs = setup.register_writes;
+        let cmds = setup.transition_cmds;
         let mut rt = self.activate_with_layout(
             Activation {
                 configs: Some(setup.configs),
@@ -187,8 +169,8 @@ impl MainDevice {
             },
             setup.layout,
         )?;
-        for (p, w) in regs.into_iter().enumerate() {
-            rt.supervisor_mut().set_register_writes(p, w);
+        for (p, c) in cmds.into_iter().enumerate() {
+            rt.supervisor_mut().set_transition_cmds(p, c);
         }
         Ok((rt, setup.image))
     }

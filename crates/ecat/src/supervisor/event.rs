@@ -47,7 +47,8 @@ pub enum Event {
         /// Cycle.
         cycle: u64,
     },
-    /// A startup SDO failed (the SubDevice is tried again later from INIT).
+    /// A startup SDO or a transition command failed (the SubDevice is tried again later from
+    /// INIT); the error names the transfer or command and why.
     StartupFailed {
         /// Which.
         who: Who,
@@ -80,7 +81,7 @@ impl fmt::Display for Event {
                 "cycle {cycle}: {who} refused {requested}: AL status {status}, code {code}"
             ),
             Event::StartupFailed { who, error, cycle } => {
-                write!(f, "cycle {cycle}: {who}: startup SDO failed: {error}")
+                write!(f, "cycle {cycle}: {who}: {error}")
             }
             Event::WrongDevice { who, found, cycle } => write!(
                 f,

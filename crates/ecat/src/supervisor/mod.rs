@@ -16,11 +16,18 @@
 //! every few milliseconds; when a device answers there with our station address or none
 //! (power-cycled), it gets its address back, its identity is checked against the SII, and it
 //! is configured and returned to the target state, without disturbing the others.
+//!
+//! A new target takes a running SubDevice there directly (OP → SAFEOP, OP → PREOP,
+//! SAFEOP → PREOP, and up from PREOP or SAFEOP through the usual steps; INIT through the
+//! reset). Commands given per transition ([`cmds`], e.g. an
+//! ENI's init commands) run around these steps: those of `X → INIT` before and after the
+//! reset, INIT → PREOP's after the FMMUs and SMs are cleared, PREOP → SAFEOP's after the
+//! FMMUs, and every other transition's before its request; the `after` ones once the state is
+//! reached.
 
 use crate::config::SubDeviceConfig;
 use crate::frame::{FrameEngine, Handle, Status};
 use crate::mailbox::exchange::MailboxArea;
-use crate::mailbox::exchange::Sm1;
 use crate::mailbox::job::MailboxJob;
 use crate::mailbox::sdo::SdoOp;
 use crate::subdevice::SubDevice;
@@ -29,8 +36,14 @@ use ecat_wire::register::{self as reg, eeprom as ee, FmmuRepr, SmRepr};
 use ecat_wire::Command;
 use std::collections::VecDeque;
 
+mod cmds;
 mod event;
+mod sdo_step;
+pub use cmds::{CmdOp, RegisterCmd, TransitionCmd, Validate};
 pub use event::{Event, SubState};
+
+/// `since` of a transition command not sent yet.
+const UNSENT: u64 = u64::MAX;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -47,8 +60,16 @@ enum Phase {
     WaitInit,
     ClearFmmus,
     ClearSms,
-    /// Extra register writes in INIT (e.g. an ENI's watchdog settings).
-    Regs(usize),
+    /// Transition command `k` (see [`cmds`]) of `from → to`, sent `tries` times, first at
+    /// `since`.
+    Cmd {
+        k: usize,
+        tries: u32,
+        since: u64,
+        from: Option<AlState>,
+        to: AlState,
+        after: bool,
+    },
     Mailbox,
     Request(AlState),
     Wait(AlState),
@@ -76,8 +97,10 @@ struct Sub {
     job: Option<MailboxJob>,
     /// SYNC0 to program in PREOP (activation byte for 0x0981).
     sync0: Option<u8>,
-    /// Register writes (address, data) made in INIT on every (re)configuration.
-    regs: Vec<(u16, Vec<u8>)>,
+    /// Commands made at state transitions, on every (re)configuration.
+    cmds: Vec<TransitionCmd>,
+    /// The state left by the transition in progress (`None`: unknown).
+    from: Option<AlState>,
     lost_at_cycle: u64,
     wait_deadline: u64,
     status: AlStatus,
@@ -153,7 +176,8 @@ impl Supervisor {
                 startup,
                 job: None,
                 sync0: None,
-                regs: Vec::new(),
+                cmds: Vec::new(),
+                from: None,
                 lost_at_cycle: 0,
                 wait_deadline: 0,
                 limit: AlState::Op,
@@ -286,10 +310,10 @@ impl Supervisor {
             }
         }
         for i in 0..self.subs.len() {
-            if let Phase::Startup(k) = self.subs[i].phase {
+            if self.sdo_phase(i) {
                 let c = mailbox_counters.get_mut(i);
                 let mut spare = 0;
-                self.step_startup(i, k, engine, now, cycle, c.unwrap_or(&mut spare));
+                self.step_sdo(i, engine, now, cycle, c.unwrap_or(&mut spare));
             } else {
                 self.step(i, engine, now, cycle);
             }
@@ -305,18 +329,16 @@ impl Supervisor {
         }
     }
 
-    /// Register writes (address, data of at most 256 bytes) to make on the SubDevice at
-    /// `position` in INIT, before its mailbox is set up, every time it is configured (e.g. the
-    /// ENI's watchdog settings). Longer data is cut to 256 bytes.
-    pub fn set_register_writes(&mut self, position: usize, writes: Vec<(u16, Vec<u8>)>) {
-        if let Some(s) = self.subs.get_mut(position) {
-            s.regs = writes
-                .into_iter()
-                .map(|(a, mut d)| {
-                    d.truncate(256);
-                    (a, d)
-                })
-                .collect();
+    /// Commands to make on the SubDevice at `position` at its state transitions, every time
+    /// it is configured (see [`cmds`]; e.g. an ENI's init commands), in the order given per
+    /// transition.
+    pub fn set_transition_cmds(&mut self, position: usize, cmds: Vec<TransitionCmd>) {
+        if position >= self.subs.len() {
+            return;
+        }
+        self.subs[position].cmds = cmds;
+        if self.subs[position].phase == Phase::Reset {
+            self.subs[position].phase = self.reset_phase(position);
         }
     }
 
@@ -333,57 +355,10 @@ impl Supervisor {
         })
     }
 
-    /// True while the supervisor uses the SubDevice's mailbox (startup SDOs).
+    /// True while the supervisor uses the SubDevice's mailbox (startup SDOs, SDO transition
+    /// commands).
     pub fn mailbox_busy(&self, position: usize) -> bool {
-        self.subs
-            .get(position)
-            .is_some_and(|s| matches!(s.phase, Phase::Startup(_)))
-    }
-
-    /// One step of startup SDO `k` of SubDevice `i`.
-    fn step_startup(
-        &mut self,
-        i: usize,
-        k: usize,
-        engine: &mut FrameEngine,
-        now: u64,
-        cycle: u64,
-        counter: &mut u8,
-    ) {
-        let s = &mut self.subs[i];
-        let Some(area) = s.mailbox else {
-            s.phase = Phase::Backoff {
-                until: now + self.timing.backoff,
-            };
-            return;
-        };
-        let job = s.job.get_or_insert_with(|| {
-            MailboxJob::new(s.info.who(), area, s.startup[k].clone(), *counter, now)
-        });
-        job.drive(engine, now, Sm1::Unknown);
-        if !job.is_done() {
-            return;
-        }
-        *counter = job.counter();
-        let result = job.take_result();
-        s.job = None;
-        let more = k + 1 < s.startup.len();
-        let who = s.info.who();
-        let next = match result {
-            Some(Ok(_)) if more => Phase::Startup(k + 1),
-            Some(Err(e)) => {
-                self.emit(Event::StartupFailed {
-                    who,
-                    error: e.to_string(),
-                    cycle,
-                });
-                Phase::Backoff {
-                    until: now + self.timing.backoff,
-                }
-            }
-            _ => self.after_startup(i),
-        };
-        self.subs[i].phase = next;
+        position < self.subs.len() && self.sdo_phase(position)
     }
 
     /// After PREOP work (startup SDOs done): process data SMs, FMMUs, or SAFEOP.
@@ -409,6 +384,12 @@ impl Supervisor {
         if let Some(h) = self.subs[i].pending {
             match engine.status(h) {
                 Status::Pending => return,
+                Status::Done if matches!(self.subs[i].phase, Phase::Cmd { .. }) => {
+                    let (d, w) = engine.response(h).unwrap_or((&[], 0));
+                    self.judge_cmd(i, d, w, now, cycle);
+                    engine.release(h);
+                    self.subs[i].pending = None;
+                }
                 Status::Done => {
                     let mut buf = [0u8; 16];
                     let (n, wkc) = match engine.response(h) {
@@ -431,6 +412,12 @@ impl Supervisor {
             }
         }
         // 2. Submit the datagram of the current phase.
+        if matches!(self.subs[i].phase, Phase::Cmd { .. }) {
+            if self.subs[i].pending.is_none() {
+                self.send_cmd(i, engine, now, cycle);
+            }
+            return;
+        }
         if let Some((cmd, adp, ado, data, len)) = self.request(i, now) {
             let payload = &data[..len];
             if let Ok(h) = engine.submit_with(cmd, adp as u32 | (ado as u32) << 16, payload, 2) {
@@ -462,7 +449,7 @@ impl Supervisor {
         // this runs for every SubDevice every cycle.
         if matches!(
             self.subs[i].phase,
-            Phase::Running | Phase::Probe | Phase::Startup(_)
+            Phase::Running | Phase::Probe | Phase::Startup(_) | Phase::Cmd { .. }
         ) {
             return None;
         }
@@ -487,13 +474,13 @@ impl Supervisor {
                     put(&[0, 0]),
                 )
             }
-            Phase::Probe | Phase::Startup(_) => return None,
+            Phase::Probe | Phase::Startup(_) | Phase::Cmd { .. } => return None,
             Phase::Backoff { until } => {
                 if now < until {
                     return None;
                 }
-                s.phase = Phase::Reset;
-                return self.request(i, now);
+                self.subs[i].phase = self.reset_phase(i);
+                return None;
             }
             Phase::Check | Phase::WaitInit | Phase::Wait(_) => {
                 (Command::Fprd, st, reg::AL_STATUS, put(&[0; 6]))
@@ -512,6 +499,7 @@ impl Supervisor {
             }
             Phase::IdentPoll => (Command::Fprd, st, reg::EEPROM_CONTROL, put(&[0; 14])),
             Phase::Reset => {
+                s.from = s.status.state();
                 let c = AlControl::request(AlState::Init, true).0.to_le_bytes();
                 (Command::Fpwr, st, reg::AL_CONTROL, put(&c))
             }
@@ -522,10 +510,6 @@ impl Supervisor {
             Phase::ClearSms => {
                 let n = (s.info.sm_count.clamp(1, 16) as usize) * SmRepr::LEN;
                 (Command::Fpwr, st, reg::SM0, put(&[0u8; 128][..n]))
-            }
-            Phase::Regs(k) => {
-                let (ado, data) = s.regs.get(k).map_or((0, &[][..]), |(a, d)| (*a, &d[..]));
-                (Command::Fpwr, st, ado, put(data))
             }
             Phase::Mailbox => {
                 let m = s.info.mailbox;
@@ -559,6 +543,7 @@ impl Supervisor {
             }
             Phase::Request(state) => {
                 let ack = crate::esm::refused(s.status, s.code);
+                s.from = s.status.state();
                 let c = AlControl::request(state, ack).0.to_le_bytes();
                 s.wait_deadline = now + self.timing.transition_timeout;
                 (Command::Fpwr, st, reg::AL_CONTROL, put(&c))
@@ -621,7 +606,7 @@ impl Supervisor {
             AlState::PreOp | AlState::Boot if target <= AlState::PreOp => Phase::Running,
             AlState::PreOp | AlState::Boot if !s.startup.is_empty() => Phase::Startup(0),
             AlState::PreOp | AlState::Boot => self.after_startup(i),
-            AlState::SafeOp if target == AlState::Op => Phase::Request(AlState::Op),
+            AlState::SafeOp if target == AlState::Op => self.request_to(i, AlState::Op),
             _ => Phase::Running,
         }
     }
@@ -629,7 +614,7 @@ impl Supervisor {
     /// FMMUs next, or straight to SAFEOP when the SubDevice has none (a coupler).
     fn fmmus_or_safeop(&self, i: usize) -> Phase {
         if self.subs[i].fmmus.is_empty() {
-            Phase::Request(AlState::SafeOp)
+            self.with_cmds(i, Some(AlState::PreOp), AlState::SafeOp, false)
         } else {
             Phase::Fmmus
         }
@@ -678,6 +663,9 @@ impl Supervisor {
                     let eight = status & ee::READ_8_BYTES != 0;
                     let product = u32::from_le_bytes([d[10], d[11], d[12], d[13]]);
                     let id = self.subs[i].info.identity;
+                    // Its state is not known (power-cycled, or kept): no `X → INIT`
+                    // commands before the reset.
+                    self.subs[i].status = AlStatus(0);
                     if vendor != id.vendor_id || (eight && product != id.product_code) {
                         let who = self.subs[i].info.who();
                         self.emit(Event::WrongDevice {
@@ -689,29 +677,16 @@ impl Supervisor {
                             until: now + self.timing.backoff,
                         }
                     } else {
-                        Phase::Reset
+                        self.reset_phase(i)
                     }
                 }
             }
             Phase::Reset => Phase::WaitInit,
             Phase::ClearFmmus => Phase::ClearSms,
-            Phase::ClearSms | Phase::Regs(_) => {
-                let target = self.target_of(i);
-                let next = match phase {
-                    Phase::ClearSms => 0,
-                    Phase::Regs(k) => k + 1,
-                    _ => usize::MAX,
-                };
-                if next < self.subs[i].regs.len() {
-                    Phase::Regs(next)
-                } else if self.subs[i].info.mailbox.present() && target >= AlState::PreOp {
-                    Phase::Mailbox
-                } else if target >= AlState::PreOp {
-                    Phase::Request(AlState::PreOp)
-                } else {
-                    Phase::Running
-                }
+            Phase::ClearSms if self.target_of(i) >= AlState::PreOp => {
+                self.with_cmds(i, Some(AlState::Init), AlState::PreOp, false)
             }
+            Phase::ClearSms => Phase::Running,
             Phase::Mailbox => Phase::Request(AlState::PreOp),
             Phase::Sync0(step) if step < 3 => Phase::Sync0(step + 1),
             Phase::Sync0(_) => self.after_sync0(i),
@@ -723,7 +698,7 @@ impl Supervisor {
                     self.fmmus_or_safeop(i)
                 }
             }
-            Phase::Fmmus => Phase::Request(AlState::SafeOp),
+            Phase::Fmmus => self.with_cmds(i, Some(AlState::PreOp), AlState::SafeOp, false),
             Phase::Check | Phase::WaitInit | Phase::Wait(_) => {
                 let status = AlStatus(u16::from_le_bytes([d[0], d[1]]));
                 let code = AlStatusCode(u16::from_le_bytes([d[4], d[5]]));
@@ -742,8 +717,10 @@ impl Supervisor {
                     _ => target,
                 };
                 if crate::esm::settled(status, code, want) {
-                    if phase == Phase::Check || (want == target && phase != Phase::WaitInit) {
-                        if phase != Phase::Check {
+                    if phase == Phase::Check {
+                        Phase::Running
+                    } else {
+                        if want == target && phase != Phase::WaitInit {
                             let who = s.info.who();
                             self.emit(Event::Reached {
                                 who,
@@ -751,13 +728,32 @@ impl Supervisor {
                                 cycle,
                             });
                         }
-                        Phase::Running
-                    } else {
-                        self.after(i, want)
+                        let from = self.subs[i].from;
+                        self.with_cmds(i, from, want, true)
                     }
                 } else if phase == Phase::Check {
-                    // Not where it should be: walk it up again from INIT.
-                    Phase::Reset
+                    match status.state() {
+                        // Above the target without an error: step down directly.
+                        Some(now_in)
+                            if !status.error()
+                                && now_in > target
+                                && target > AlState::Init
+                                && now_in != AlState::Boot =>
+                        {
+                            self.request_to(i, target)
+                        }
+                        // Below it without an error, mailbox up: go on from there.
+                        Some(now_in)
+                            if !status.error()
+                                && now_in < target
+                                && now_in >= AlState::PreOp
+                                && now_in != AlState::Boot =>
+                        {
+                            self.after(i, now_in)
+                        }
+                        // Else walk it up again from INIT.
+                        _ => self.reset_phase(i),
+                    }
                 } else if (crate::esm::refused(status, code) || now > s.wait_deadline)
                     && phase != Phase::WaitInit
                 {
@@ -776,9 +772,11 @@ impl Supervisor {
                     phase
                 }
             }
-            Phase::Running | Phase::Lost { .. } | Phase::Backoff { .. } | Phase::Startup(_) => {
-                phase
-            }
+            Phase::Running
+            | Phase::Lost { .. }
+            | Phase::Backoff { .. }
+            | Phase::Startup(_)
+            | Phase::Cmd { .. } => phase,
         };
         self.subs[i].phase = next;
     }

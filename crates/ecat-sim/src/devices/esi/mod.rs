@@ -159,7 +159,7 @@ impl Template {
 }
 
 /// Fill the drive model's needs (see the module note).
-fn add_drive_objects(od: &mut Od) {
+pub(crate) fn add_drive_objects(od: &mut Od) {
     for spec in super::servo_od::OBJECTS {
         let cat = Object::from_spec(spec);
         let Some(have) = od.object_mut(spec.index) else {
@@ -326,6 +326,21 @@ impl EsiDevices {
             ));
         };
         self.template(DeviceRef { file: f, index })
+    }
+
+    /// The template of the device with exactly this identity in the library; `None` when no
+    /// ESI describes it (an error when one does but cannot be read or built).
+    pub fn from_identity(
+        &mut self,
+        vendor: u32,
+        product: u32,
+        revision: u32,
+    ) -> Option<Result<Arc<Template>, String>> {
+        match self.lib.find_product(Some(vendor), product, Some(revision)) {
+            Ok(d) => Some(self.template(d)),
+            Err(ecat_config::Error::UnknownDevice { .. }) => None,
+            Err(e) => Some(Err(e.to_string())),
+        }
     }
 
     /// The template of `wanted` found anywhere in the library.
