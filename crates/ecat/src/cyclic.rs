@@ -790,6 +790,7 @@ mod tests {
         let extras = Extras {
             al_probe: true,
             dc: None,
+            mailbox_status: None,
         };
         let mut c = CyclicFrames::with_plan(&doms, [0; 6], extras, &plan).unwrap();
         assert_eq!(c.frame_count(), 2);

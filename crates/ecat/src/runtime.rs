@@ -27,6 +27,7 @@ use crate::error::{Error, Result};
 use crate::frame::{EngineConfig, EngineCounters, FrameEngine};
 use crate::link::{Link, LinkCounters};
 use crate::mailbox::exchange::MailboxArea;
+use crate::mailbox::op::MailboxOp;
 use crate::mailbox::sdo::SdoOp;
 use crate::mailbox::service::{MailboxClient, MailboxService, Target};
 use crate::subdevice::SubDevice;
@@ -132,6 +133,9 @@ pub struct Activation {
     /// SDO downloads per SubDevice (by position) made in PREOP before SAFEOP, replayed every
     /// time the SubDevice is configured again (e.g. PDO assignment and mapping).
     pub startup_sdos: Vec<Vec<SdoOp>>,
+    /// Requests of the other mailbox protocols per SubDevice (by position; e.g. SoE IDN
+    /// writes) made in PREOP after its startup SDOs, replayed the same way.
+    pub startup_ops: Vec<Vec<MailboxOp>>,
     /// Last mailbox counter per SubDevice (continued from the configuration phase).
     pub mailbox_counters: Vec<u8>,
     /// Number of domains.
@@ -154,6 +158,7 @@ impl Default for Activation {
         Activation {
             configs: None,
             startup_sdos: Vec::new(),
+            startup_ops: Vec::new(),
             mailbox_counters: Vec::new(),
             domains: 1,
             target: AlState::Op,
@@ -277,9 +282,15 @@ impl Runtime {
             timeout_ns: 10_000_000,
             retries: 2,
         });
-        let areas: Vec<Option<MailboxArea>> = subs.iter().map(coe_area).collect();
-        let mut startup = act.startup_sdos;
-        startup.resize(subs.len(), Vec::new());
+        let areas: Vec<Option<MailboxArea>> = subs.iter().map(mailbox_area).collect();
+        let mut sdos = act.startup_sdos.into_iter();
+        let mut others = act.startup_ops.into_iter();
+        let startup: Vec<Vec<MailboxOp>> = (0..subs.len())
+            .map(|_| {
+                let first = sdos.next().unwrap_or_default().into_iter().map(MailboxOp::Sdo);
+                first.chain(others.next().unwrap_or_default()).collect()
+            })
+            .collect();
         let sdo = MailboxService::new(
             subs.iter()
                 .map(|s| Target {

@@ -198,7 +198,7 @@ fn complete(reply: &Reply, r: Result<Vec<u8>>, cycle: u64) {
 }
 
 /// Names of the protocols in an SII mailbox protocol word, e.g. `CoE, FoE` (or `none`).
-fn protocol_names(bits: u16) -> String {
+pub(crate) fn protocol_names(bits: u16) -> String {
     let names = crate::subdevice::MailboxInfo {
         protocols: bits,
         ..Default::default()

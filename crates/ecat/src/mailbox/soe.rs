@@ -13,7 +13,10 @@
 use super::exchange::MailboxArea;
 use super::transfer::{message, post, Failure, Next, Transfer};
 use ecat_wire::mailbox::MailboxType;
-use ecat_wire::soe::{emit_soe, max_data, parse_soe, Elements, Idn, SoeOpcode, SoeRepr};
+use crate::error::Error;
+use ecat_wire::soe::{
+    emit_soe, max_data, parse_soe, Elements, Idn, SoeErrorCode, SoeOpcode, SoeRepr,
+};
 
 /// Largest answer a read keeps (bytes).
 const MAX_VALUE: usize = 1 << 20;
@@ -86,6 +89,26 @@ impl SoeOp {
             ),
         }
     }
+}
+
+/// The reason of a transfer the drive refused with `code`, e.g. `SoE error 0x1001 (IDN not
+/// present)`.
+fn refusal(code: SoeErrorCode) -> String {
+    format!("{REFUSAL}{:04X} ({})", code.0, code.description())
+}
+
+const REFUSAL: &str = "SoE error 0x";
+
+/// The SoE error code of a failed SoE request (`None` if the drive did not refuse it with an
+/// error code: timeout, garbled answer, other protocol ...).
+pub fn error_code(e: &Error) -> Option<SoeErrorCode> {
+    let Error::Mailbox { what, reason, .. } = e else {
+        return None;
+    };
+    let hex = reason.strip_prefix(REFUSAL)?.get(..4)?;
+    what.starts_with("SoE ")
+        .then(|| u16::from_str_radix(hex, 16).ok().map(SoeErrorCode))
+        .flatten()
 }
 
 /// One SoE transfer. See the module documentation.
@@ -191,7 +214,7 @@ impl Transfer for SoeTransfer {
         };
         if r.error {
             let text = match r.error_code() {
-                Some(c) => format!("SoE error 0x{:04X} ({})", c.0, c.description()),
+                Some(c) => refusal(c),
                 None => "SoE error without a code".into(),
             };
             return self.fail(Failure::Refused(text));
@@ -333,5 +356,26 @@ mod tests {
         assert_eq!(lefts, [2, 1]);
         let ok = SoeRepr::new(SoeOpcode::WriteResponse, Elements::VALUE, idn, &[]);
         assert_eq!(t.on_response(&resp(ok)), Next::Done(Vec::new()));
+    }
+
+    #[test]
+    fn error_code_is_found_in_the_failure_of_an_soe_request_only() {
+        let who = crate::error::Who {
+            position: 2,
+            station: 0x1003,
+            name: String::new(),
+        };
+        let failed = |what: &str, reason: String| Error::Mailbox {
+            who: who.clone(),
+            what: what.into(),
+            reason,
+        };
+        let e = failed("SoE read of S-0-0009", refusal(SoeErrorCode::NO_IDN));
+        assert_eq!(error_code(&e), Some(SoeErrorCode(0x1001)));
+        assert!(e.to_string().contains("0x1001 (IDN not present)"), "{e}");
+        let e = failed("FoE read of 'x'", refusal(SoeErrorCode::NO_IDN));
+        assert_eq!(error_code(&e), None);
+        let e = failed("SoE read of S-0-0009", "the SubDevice does not answer".into());
+        assert_eq!(error_code(&e), None);
     }
 }

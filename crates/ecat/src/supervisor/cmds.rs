@@ -1,6 +1,6 @@
 //! Commands made at state transitions (an ENI's init commands, for instance): register
-//! datagrams with a working-counter check, retries and a read-back validation, and SDO
-//! transfers.
+//! datagrams with a working-counter check, retries and a read-back validation, SDO transfers
+//! and requests of the other mailbox protocols (e.g. the SoE IDN writes of a state).
 //!
 //! Each command belongs to one transition (`from` → `to`) and runs either before the
 //! supervisor requests `to` or once `to` is reached ([`TransitionCmd::after`]). The supervisor
@@ -14,6 +14,7 @@
 
 use super::{Event, Phase, Supervisor, UNSENT};
 use crate::frame::FrameEngine;
+use crate::mailbox::op::MailboxOp;
 use crate::mailbox::sdo::SdoOp;
 use ecat_wire::al::AlState;
 use ecat_wire::Command;
@@ -70,6 +71,8 @@ pub enum CmdOp {
     Register(RegisterCmd),
     /// An SDO transfer over the SubDevice's CoE mailbox.
     Sdo(SdoOp),
+    /// A request of another mailbox protocol (e.g. an SoE IDN write).
+    Mailbox(MailboxOp),
 }
 
 /// A command made when a SubDevice goes from `from` to `to`.

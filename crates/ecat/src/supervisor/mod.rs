@@ -29,7 +29,7 @@ use crate::config::SubDeviceConfig;
 use crate::frame::{FrameEngine, Handle, Status};
 use crate::mailbox::exchange::MailboxArea;
 use crate::mailbox::job::MailboxJob;
-use crate::mailbox::sdo::SdoOp;
+use crate::mailbox::op::MailboxOp;
 use crate::subdevice::SubDevice;
 use ecat_wire::al::{AlControl, AlState, AlStatus, AlStatusCode};
 use ecat_wire::register::{self as reg, eeprom as ee, FmmuRepr, SmRepr};
@@ -89,11 +89,12 @@ struct Sub {
     fmmus: Vec<FmmuRepr>,
     phase: Phase,
     pending: Option<Handle>,
-    /// CoE mailbox, if any (for startup SDOs).
+    /// Standard mailbox, if any (for startup SDOs and the other startup requests).
     mailbox: Option<MailboxArea>,
-    /// SDO downloads to make in PREOP before SAFEOP (replayed on every reconfiguration).
-    startup: Vec<SdoOp>,
-    /// The startup SDO in progress.
+    /// Mailbox requests to make in PREOP before SAFEOP (SDO downloads, SoE IDN writes ...;
+    /// replayed on every reconfiguration).
+    startup: Vec<MailboxOp>,
+    /// The startup request (or mailbox transition command) in progress.
     job: Option<MailboxJob>,
     /// SYNC0 to program in PREOP (activation byte for 0x0981).
     sync0: Option<u8>,
@@ -155,7 +156,7 @@ impl Supervisor {
         subs: Vec<SubDevice>,
         configs: Vec<SubDeviceConfig>,
         fmmus: Vec<Vec<FmmuRepr>>,
-        startup: Vec<(Option<MailboxArea>, Vec<SdoOp>)>,
+        startup: Vec<(Option<MailboxArea>, Vec<MailboxOp>)>,
         target: AlState,
         timing: SupervisorTiming,
     ) -> Supervisor {
@@ -355,8 +356,8 @@ impl Supervisor {
         })
     }
 
-    /// True while the supervisor uses the SubDevice's mailbox (startup SDOs, SDO transition
-    /// commands).
+    /// True while the supervisor uses the SubDevice's mailbox (startup requests, mailbox
+    /// transition commands).
     pub fn mailbox_busy(&self, position: usize) -> bool {
         position < self.subs.len() && self.sdo_phase(position)
     }

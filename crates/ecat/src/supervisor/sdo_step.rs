@@ -1,33 +1,46 @@
-//! The supervisor's SDO steps: a startup SDO or an SDO transition command of one SubDevice,
-//! driven through the mailbox engine's [`MailboxJob`], judged when its answer arrives.
+//! The supervisor's mailbox steps: a startup request (SDO download, SoE IDN write ...) or a
+//! mailbox transition command of one SubDevice, driven through the mailbox engine's
+//! [`MailboxJob`], judged when its answer arrives. A request for a protocol the SubDevice
+//! does not have fails at once with one sentence naming it and the protocols it has.
 
 use super::{CmdOp, Event, Phase, Supervisor};
 use crate::frame::FrameEngine;
 use crate::mailbox::exchange::Sm1;
 use crate::mailbox::job::MailboxJob;
-use crate::mailbox::sdo::SdoOp;
+use crate::mailbox::op::MailboxOp;
 
 impl Supervisor {
-    /// The SDO transfer of SubDevice `i`'s current phase, if it is one.
-    pub(super) fn sdo_op(&self, i: usize) -> Option<&SdoOp> {
+    /// The mailbox request of SubDevice `i`'s current phase, if it is one (a copy: called
+    /// once per request, when it starts).
+    fn mailbox_op(&self, i: usize) -> Option<MailboxOp> {
         let s = &self.subs[i];
         match s.phase {
-            Phase::Startup(k) => s.startup.get(k),
+            Phase::Startup(k) => s.startup.get(k).cloned(),
             Phase::Cmd { k, .. } => match s.cmds.get(k).map(|c| &c.op) {
-                Some(CmdOp::Sdo(op)) => Some(op),
+                Some(CmdOp::Sdo(op)) => Some(MailboxOp::Sdo(op.clone())),
+                Some(CmdOp::Mailbox(op)) => Some(op.clone()),
                 _ => None,
             },
             _ => None,
         }
     }
 
-    /// True if SubDevice `i` is in an SDO phase (startup SDO or SDO transition command).
+    /// True if SubDevice `i` is in a mailbox phase (startup request or mailbox transition
+    /// command). Allocates nothing (asked every cycle).
     pub(super) fn sdo_phase(&self, i: usize) -> bool {
-        self.sdo_op(i).is_some()
+        let s = &self.subs[i];
+        match s.phase {
+            Phase::Startup(k) => k < s.startup.len(),
+            Phase::Cmd { k, .. } => matches!(
+                s.cmds.get(k).map(|c| &c.op),
+                Some(CmdOp::Sdo(_) | CmdOp::Mailbox(_))
+            ),
+            _ => false,
+        }
     }
 
-    /// One step of the SDO transfer of SubDevice `i`'s current phase (a startup SDO or an SDO
-    /// transition command).
+    /// One step of the mailbox transfer of SubDevice `i`'s current phase (a startup request or
+    /// a mailbox transition command).
     pub(super) fn step_sdo(
         &mut self,
         i: usize,
@@ -37,16 +50,29 @@ impl Supervisor {
         counter: &mut u8,
     ) {
         let op = if self.subs[i].job.is_none() {
-            self.sdo_op(i).cloned()
+            self.mailbox_op(i)
         } else {
             None
         };
         let s = &mut self.subs[i];
-        let Some(area) = s.mailbox else {
-            s.phase = Phase::Backoff {
-                until: now + self.timing.backoff,
-            };
-            return;
+        let protocols = s.info.mailbox.protocols;
+        let (area, op) = match (s.mailbox, op) {
+            (Some(_), Some(op)) if protocols & op.protocol_bit() == 0 => {
+                let error = format!(
+                    "{} cannot serve the startup {}: its mailbox protocols are {}",
+                    s.info.who(),
+                    op.describe(),
+                    crate::mailbox::service::protocol_names(protocols)
+                );
+                return self.fail(i, error, now, cycle);
+            }
+            (Some(area), op) => (area, op),
+            (None, _) => {
+                s.phase = Phase::Backoff {
+                    until: now + self.timing.backoff,
+                };
+                return;
+            }
         };
         let job = match (&mut s.job, op) {
             (Some(j), _) => j,
@@ -60,17 +86,17 @@ impl Supervisor {
         *counter = job.counter();
         let result = job.take_result();
         s.job = None;
-        let who = s.info.who();
         let next = match (s.phase, result) {
             (_, Some(Err(e))) => {
                 let error = match s.phase {
                     Phase::Cmd { k, .. } => format!("{} failed: {e}", s.cmds[k].label),
-                    _ => format!("startup SDO failed: {e}"),
+                    Phase::Startup(k) => match s.startup.get(k) {
+                        Some(MailboxOp::Sdo(_)) => format!("startup SDO failed: {e}"),
+                        _ => format!("startup request failed: {e}"),
+                    },
+                    _ => format!("startup request failed: {e}"),
                 };
-                self.emit(Event::StartupFailed { who, error, cycle });
-                Phase::Backoff {
-                    until: now + self.timing.backoff,
-                }
+                return self.fail(i, error, now, cycle);
             }
             (Phase::Startup(k), _) if k + 1 < s.startup.len() => Phase::Startup(k + 1),
             (
@@ -82,5 +108,14 @@ impl Supervisor {
             _ => self.after_startup(i),
         };
         self.subs[i].phase = next;
+    }
+
+    /// Report `error` for SubDevice `i` and back off before trying it again from INIT.
+    fn fail(&mut self, i: usize, error: String, now: u64, cycle: u64) {
+        let who = self.subs[i].info.who();
+        self.emit(Event::StartupFailed { who, error, cycle });
+        self.subs[i].phase = Phase::Backoff {
+            until: now + self.timing.backoff,
+        };
     }
 }
