@@ -56,6 +56,27 @@ pub unsafe fn arg_mut<'a, T>(p: *mut T, func: &str, name: &str) -> Option<&'a mu
     Some(unsafe { &mut *p })
 }
 
+/// The body of an exported function taking object `p` (named `name` in the log line):
+/// `body` on it inside [`guard`], or `err` when it is NULL.
+///
+/// # Safety
+/// `p` must be NULL or point to a live `A` not otherwise referenced during the call.
+pub unsafe fn with_mut<A, T: Copy>(
+    func: &str,
+    p: *mut A,
+    name: &str,
+    err: T,
+    body: impl FnOnce(&mut A) -> T,
+) -> T {
+    guard(func, err, || {
+        // SAFETY: NULL or live and exclusive (the caller's contract).
+        match unsafe { arg_mut(p, func, name) } {
+            Some(a) => body(a),
+            None => err,
+        }
+    })
+}
+
 /// Negative errno values IgH returns.
 pub mod errno {
     /// Invalid argument.

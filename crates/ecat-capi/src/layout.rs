@@ -9,6 +9,8 @@
 //!   as IgH does.
 //! - Startup SDOs are the configuration's own, followed by the PDO assignment and mapping
 //!   writes when the application changed them from what the SubDevice had.
+//! - Startup IDNs given for PREOP follow the startup SDOs; those given for SAFEOP become
+//!   commands of the SAFEOP → OP transition, made in SAFEOP before OP is requested (IgH).
 //! - Distributed clocks are set up when any configuration activates SYNC0
 //!   (`ecrt_slave_config_dc`), with the reference clock as the time master (see [`crate::dc`]);
 //!   SYNC0 runs on exactly the SubDevices whose configuration asked for it (IgH), with the
@@ -21,8 +23,10 @@ use crate::slave_config::SlaveConfig;
 use ecat::config::{Direction, SubDeviceConfig};
 use ecat::dc::setup::DcOptions;
 use ecat::dc::{DcMode, DcRuntime};
+use ecat::mailbox::op::MailboxOp;
 use ecat::mailbox::sdo::SdoOp;
 use ecat::runtime::Activation;
+use ecat::supervisor::TransitionCmd;
 use ecat_wire::al::AlState;
 
 /// Activate `m` (idle): see the module documentation.
@@ -32,6 +36,8 @@ pub fn activate(m: &Master, inner: &mut Inner) -> Result<(), String> {
     let hidden = n_domains;
     let mut configs = vec![SubDeviceConfig::default(); n];
     let mut startup: Vec<Vec<SdoOp>> = vec![Vec::new(); n];
+    let mut idns: Vec<Vec<MailboxOp>> = vec![Vec::new(); n];
+    let mut safeop_idns: Vec<Vec<TransitionCmd>> = vec![Vec::new(); n];
     let mut limited = vec![true; n];
     let mut hidden_used = false;
     let mut sync0: Option<(u64, u64)> = None;
@@ -58,6 +64,12 @@ pub fn activate(m: &Master, inner: &mut Inner) -> Result<(), String> {
         startup[p] = sc.startup.clone();
         if sc.has_coe() && sc.defaults.as_ref() != Some(&sc.config) {
             startup[p].extend(ecat::pdo_coe::write_ops(&sc.config));
+        }
+        for idn in &sc.idns {
+            match idn.state {
+                AlState::SafeOp => safeop_idns[p].push(idn.safeop_cmd()),
+                _ => idns[p].push(idn.op.clone().into()),
+            }
         }
         configs[p] = c;
         limited[p] = false;
@@ -96,6 +108,7 @@ pub fn activate(m: &Master, inner: &mut Inner) -> Result<(), String> {
     let act = Activation {
         configs: Some(configs),
         startup_sdos: startup,
+        startup_ops: idns,
         domains: n_domains + usize::from(hidden_used),
         target: AlState::Op,
         dc,
@@ -109,6 +122,11 @@ pub fn activate(m: &Master, inner: &mut Inner) -> Result<(), String> {
             return Err(format!("activation failed: {e}"));
         }
     };
+    for (p, cmds) in safeop_idns.into_iter().enumerate() {
+        if !cmds.is_empty() {
+            rt.set_transition_cmds(p, cmds);
+        }
+    }
     for (p, &l) in limited.iter().enumerate() {
         if l {
             rt.limit_state(p, AlState::PreOp);

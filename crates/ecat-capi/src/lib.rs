@@ -3,7 +3,7 @@
 //! This crate is a thin door: every `ecrt_*` function maps onto [`ecat::MainDevice`] (before
 //! activation) or [`ecat::runtime::Runtime`] (after it). There is no second frame engine and
 //! no second cyclic loop: `ecrt_master_send` is `Runtime::send`, `ecrt_master_receive` is
-//! `Runtime::receive`, and acyclic work (supervisor, SDO and register requests) rides in the
+//! `Runtime::receive`, and acyclic work (supervisor, mailbox and register requests) rides in the
 //! frames the application's thread sends.
 //!
 //! Layout of the crate, one concern per module:
@@ -19,9 +19,13 @@
 //! - [`layout`]: IgH's domain layout (offsets known at registration) and its mapping onto
 //!   ecat's domains at activation;
 //! - [`domain`]: `ec_domain_t` and the cyclic domain calls;
-//! - [`requests`]: SDO and register requests, SoE/VoE stubs;
+//! - [`requests`]: SDO and register requests;
+//! - [`mbx_request`]: what the SoE requests and VoE handlers share (a transfer in the cycle);
+//! - [`soe`]: blocking IDN access, startup IDNs and SoE requests;
+//! - [`voe`]: VoE handlers;
 //! - [`dc`]: distributed clock calls;
-//! - [`unsupported`]: protocols not built yet (SoE, VoE, EoE), exported so programs link;
+//! - [`unsupported`]: the EoE parameters (EoE is not built into the C API yet), exported so
+//!   programs link;
 //! - [`helpers`]: version magic and the real/lreal helpers.
 //!
 //! Threading follows IgH: configuration calls and the cyclic calls come from one thread at a
@@ -38,9 +42,12 @@ pub mod info;
 pub mod layout;
 pub mod link_config;
 pub mod master;
+pub mod mbx_request;
 pub mod pdo_config;
 pub mod requests;
 pub mod sdo;
 pub mod slave_config;
+pub mod soe;
 pub mod startup;
 pub mod unsupported;
+pub mod voe;

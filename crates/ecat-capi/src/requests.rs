@@ -1,6 +1,7 @@
-//! Asynchronous requests: SDO requests (through the runtime's SDO service, one datagram per
-//! cycle in the acyclic frame) and register requests (one datagram in the next send's acyclic
-//! frame, judged at the following receive).
+//! Asynchronous requests: SDO requests (through the runtime's mailbox service, in the acyclic
+//! frame; the transfer is [`crate::mbx_request`]'s, shared with SoE requests and VoE
+//! handlers) and register requests (one datagram in the next send's acyclic frame, judged at
+//! the following receive).
 //!
 //! Request objects belong to their slave configuration and are freed with it. Their state is
 //! advanced when the application asks for it (`*_state`), as IgH's user-space library does.
@@ -8,13 +9,13 @@
 use crate::abi::request;
 use crate::ffi::{arg, arg_mut, errno, guard};
 use crate::log;
+use crate::mbx_request::MbxTransfer;
 use crate::slave_config::SlaveConfig;
 use ecat::frame::{Handle, Status};
-use ecat::mailbox::service::Pending;
+use ecat::mailbox::sdo::SdoOp;
 use ecat::runtime::Runtime;
 use ecat::Error;
 use ecat_wire::Command;
-use std::time::{Duration, Instant};
 
 /// `ec_sdo_request_t`.
 pub struct SdoRequest {
@@ -25,11 +26,9 @@ pub struct SdoRequest {
     mem: Vec<u8>,
     /// Bytes of valid data.
     size: usize,
-    timeout_ms: u32,
-    state: u32,
-    pending: Option<(Pending, Instant, bool)>,
-    /// A transfer asked for while the slave was still being configured (read?, asked at).
-    deferred: Option<(bool, Instant)>,
+    transfer: MbxTransfer,
+    /// The running transfer is a read.
+    reading: bool,
 }
 
 /// `ec_reg_request_t`.
@@ -73,10 +72,8 @@ pub unsafe extern "C" fn ecrt_slave_config_create_sdo_request(
             subindex,
             mem: vec![0; size],
             size,
-            timeout_ms: 0,
-            state: request::UNUSED,
-            pending: None,
-            deferred: None,
+            transfer: MbxTransfer::default(),
+            reading: false,
         }));
         s.sdo_requests.push(r);
         r
@@ -147,7 +144,7 @@ pub unsafe extern "C" fn ecrt_sdo_request_timeout(req: *mut SdoRequest, timeout:
         let Some(r) = (unsafe { arg_mut(req, F, "req") }) else {
             return errno::EINVAL;
         };
-        r.timeout_ms = timeout;
+        r.transfer.timeout_ms = timeout;
         0
     })
 }
@@ -177,6 +174,11 @@ pub unsafe extern "C" fn ecrt_sdo_request_data_size(req: *const SdoRequest) -> u
     })
 }
 
+/// Names an SDO request in log lines.
+fn describe(index: u16, subindex: u8) -> String {
+    format!("SDO request 0x{index:04X}:{subindex:02X}")
+}
+
 /// Advance and return the request's state.
 ///
 /// # Safety
@@ -189,113 +191,12 @@ pub unsafe extern "C" fn ecrt_sdo_request_state(req: *mut SdoRequest) -> u32 {
         let Some(r) = (unsafe { arg_mut(req, F, "req") }) else {
             return request::ERROR;
         };
-        if let Some((read, asked)) = r.deferred {
-            if slave_ready(r.sc) {
-                r.deferred = None;
-                if submit_sdo(F, r, read) != 0 {
-                    r.state = request::ERROR;
-                }
-            } else if r.timeout_ms != 0
-                && asked.elapsed() > Duration::from_millis(r.timeout_ms as u64)
-            {
-                log!(
-                    "SDO request 0x{:04X}:{:02X}: the slave was not configured within {} ms",
-                    r.index,
-                    r.subindex,
-                    r.timeout_ms
-                );
-                r.deferred = None;
-                r.state = request::ERROR;
-            }
-            return r.state;
-        }
-        let Some((p, started, read)) = &r.pending else {
-            return r.state;
-        };
-        match p.poll() {
-            Some(Ok(data)) => {
-                if *read {
-                    if data.len() > r.mem.len() {
-                        log!("SDO request 0x{:04X}:{:02X}: {} bytes read do not fit the request's {} bytes", r.index, r.subindex, data.len(), r.mem.len());
-                        r.state = request::ERROR;
-                    } else {
-                        r.mem[..data.len()].copy_from_slice(&data);
-                        r.size = data.len();
-                        r.state = request::SUCCESS;
-                    }
-                } else {
-                    r.state = request::SUCCESS;
-                }
-                r.pending = None;
-            }
-            Some(Err(e)) => {
-                log!("SDO request: {e}");
-                r.state = request::ERROR;
-                r.pending = None;
-            }
-            None => {
-                if r.timeout_ms != 0
-                    && started.elapsed() > Duration::from_millis(r.timeout_ms as u64)
-                {
-                    log!(
-                        "SDO request 0x{:04X}:{:02X}: no answer within {} ms",
-                        r.index,
-                        r.subindex,
-                        r.timeout_ms
-                    );
-                    r.state = request::ERROR;
-                    r.pending = None;
-                }
-            }
-        }
-        r.state
+        let (index, subindex) = (r.index, r.subindex);
+        r.transfer
+            .poll_into(r.sc, r.reading, &mut r.mem, &mut r.size, || {
+                describe(index, subindex)
+            })
     })
-}
-
-/// True when the configuration's slave is in its requested state (configured), so its
-/// mailbox is free for application transfers.
-fn slave_ready(sc: *mut SlaveConfig) -> bool {
-    // SAFETY: a request never outlives its configuration.
-    let sc = unsafe { &*sc };
-    let Some(pos) = sc.attached else { return false };
-    // SAFETY: IgH's threading rule (requests are driven from the cyclic thread).
-    match unsafe { sc.master().runtime() } {
-        Some(rt) => rt
-            .supervisor()
-            .states()
-            .nth(pos)
-            .is_some_and(|s| s.running && !s.lost),
-        None => false,
-    }
-}
-
-fn submit_sdo(f: &str, r: &mut SdoRequest, read: bool) -> i32 {
-    // SAFETY: a request never outlives its configuration.
-    let sc = unsafe { &*r.sc };
-    let Some(pos) = sc.attached else {
-        return errno::EINVAL;
-    };
-    let client = sc.master().sdo_client.lock().ok().and_then(|c| c.clone());
-    let Some(client) = client else {
-        log!("{f}: SDO requests run after ecrt_master_activate");
-        return errno::EPERM;
-    };
-    let sent = if read {
-        client.upload(pos, r.index, r.subindex)
-    } else {
-        client.download(pos, r.index, r.subindex, &r.mem[..r.size.min(r.mem.len())])
-    };
-    match sent {
-        Ok(p) => {
-            r.pending = Some((p, Instant::now(), read));
-            r.state = request::BUSY;
-            0
-        }
-        Err(e) => {
-            log!("{f}: {e}");
-            errno::ENOBUFS
-        }
-    }
 }
 
 fn start_sdo(f: &str, req: *mut SdoRequest, read: bool) -> i32 {
@@ -303,32 +204,25 @@ fn start_sdo(f: &str, req: *mut SdoRequest, read: bool) -> i32 {
     let Some(r) = (unsafe { arg_mut(req, f, "req") }) else {
         return errno::EINVAL;
     };
-    if r.state == request::BUSY {
-        log!("{f}: the request is still busy");
-        return errno::EBUSY;
-    }
-    // SAFETY: a request never outlives its configuration.
-    let sc = unsafe { &*r.sc };
-    if sc.attached.is_none() {
-        log!(
-            "{f}: {} is not attached to a slave; the request fails",
-            sc.name()
-        );
-        r.state = request::ERROR;
-        return 0;
-    }
-    if !sc.master().is_active() {
-        log!("{f}: SDO requests run after ecrt_master_activate");
-        return errno::EPERM;
-    }
-    if slave_ready(r.sc) {
-        submit_sdo(f, r, read)
+    let op = if read {
+        SdoOp::Upload {
+            index: r.index,
+            subindex: r.subindex,
+            complete_access: false,
+        }
     } else {
-        // As IgH: the transfer starts once the slave is configured.
-        r.deferred = Some((read, Instant::now()));
-        r.state = request::BUSY;
-        0
+        SdoOp::Download {
+            index: r.index,
+            subindex: r.subindex,
+            complete_access: false,
+            data: r.mem[..r.size.min(r.mem.len())].to_vec(),
+        }
+    };
+    let rc = r.transfer.start(f, r.sc, op.into());
+    if rc == 0 {
+        r.reading = read;
     }
+    rc
 }
 
 /// Start writing `ecrt_sdo_request_data_size` bytes of the buffer (the size given at

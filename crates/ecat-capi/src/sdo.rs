@@ -1,4 +1,5 @@
-//! Blocking SDO access through a master (`ecrt_master_sdo_*`).
+//! Blocking SDO access through a master (`ecrt_master_sdo_*`), and the blocking transfer of
+//! any mailbox protocol it rests on (also used by [`crate::soe`]).
 //!
 //! Before activation the call drives the [`ecat::MainDevice`] itself (the bus is idle in
 //! PREOP); after activation it submits to the runtime's SDO service and waits while the
@@ -9,6 +10,7 @@ use crate::ffi::{arg, errno, guard};
 use crate::log;
 use crate::master::{Master, Phase};
 use crate::requests::abort_code;
+use ecat::mailbox::op::MailboxOp;
 use ecat::mailbox::sdo::SdoOp;
 use ecat::mailbox::service::Pending;
 use std::sync::atomic::Ordering;
@@ -49,6 +51,24 @@ fn transfer(
     op: SdoOp,
     abort: *mut u32,
 ) -> Result<Vec<u8>, i32> {
+    mailbox_transfer(f, m, position, op.into(), |e| {
+        if !abort.is_null() {
+            // SAFETY: non-NULL, writable (API contract).
+            unsafe { *abort = abort_code(e) };
+        }
+    })
+}
+
+/// Run the mailbox request `op` (any protocol) on the SubDevice at `position`, blocking;
+/// Ok(data) or Err(errno). A failed transfer is logged, shown to `failed` (to set the
+/// caller's error code out-parameter) and returned as `-EIO`.
+pub(crate) fn mailbox_transfer(
+    f: &str,
+    m: &Master,
+    position: u16,
+    op: MailboxOp,
+    failed: impl FnOnce(&ecat::Error),
+) -> Result<Vec<u8>, i32> {
     let what = op.describe();
     let n = m.slave_count.load(Ordering::Relaxed);
     if position as usize >= n {
@@ -64,7 +84,7 @@ fn transfer(
                 Some(r) => r,
                 None => {
                     log!(
-                        "{f}: SDO {what} on slave {position}: no answer within {} s{}",
+                        "{f}: {what} on slave {position}: no answer within {} s{}",
                         TIMEOUT.as_secs(),
                         if m.cyclic_thread.load(Ordering::Relaxed) == 0 {
                             "; nothing has cycled since activation: call it between cycles of the cycling thread, or from another thread while it cycles"
@@ -81,7 +101,7 @@ fn transfer(
             // SAFETY: IgH's threading rule: before activation only the configuring thread
             // calls in.
             match &mut unsafe { m.inner() }.phase {
-                Phase::Idle(md) => md.sdo(position as usize, op),
+                Phase::Idle(md) => md.mailbox(position as usize, op),
                 _ => {
                     log!("{f}: master {} has no link (a re-scan failed)", m.index);
                     return Err(errno::EIO);
@@ -90,11 +110,7 @@ fn transfer(
         }
     };
     result.map_err(|e| {
-        let code = abort_code(&e);
-        if !abort.is_null() {
-            // SAFETY: non-NULL, writable (API contract).
-            unsafe { *abort = code };
-        }
+        failed(&e);
         log!("{f}: {e}");
         errno::EIO
     })

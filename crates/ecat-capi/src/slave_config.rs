@@ -9,14 +9,17 @@
 
 //!
 //! This module holds the object and its state, flags and timeouts; [`crate::pdo_config`] the
-//! PDO configuration and entry registration; [`crate::startup`] startup SDOs and emergencies.
+//! PDO configuration and entry registration; [`crate::startup`] startup SDOs and emergencies;
+//! [`crate::soe`] startup IDNs and SoE requests; [`crate::voe`] VoE handlers.
 
 use crate::abi::SlaveConfigState;
 use crate::ffi::{arg, arg_mut, errno, guard};
 use crate::log;
 use crate::master::{Master, Phase};
 use crate::requests::{RegRequest, SdoRequest};
+use crate::soe::{SoeRequest, StartupIdn};
 use crate::startup::EmergencyRing;
+use crate::voe::VoeHandler;
 use ecat::config::{Direction, EntryConfig, PdoConfig, SubDeviceConfig, SyncConfig};
 use ecat::mailbox::sdo::SdoOp;
 
@@ -63,6 +66,12 @@ pub struct SlaveConfig {
     pub sdo_requests: Vec<*mut SdoRequest>,
     /// Register requests (owned).
     pub reg_requests: Vec<*mut RegRequest>,
+    /// Startup IDNs, in order.
+    pub idns: Vec<StartupIdn>,
+    /// SoE requests (owned).
+    pub soe_requests: Vec<*mut SoeRequest>,
+    /// VoE handlers (owned).
+    pub voe_handlers: Vec<*mut VoeHandler>,
     /// Flags (`AssignToPdi`, `WaitBeforeSAFEOPms`, ...), recorded.
     pub flags: Vec<(String, i32)>,
 }
@@ -75,6 +84,14 @@ impl Drop for SlaveConfig {
         }
         for p in self.reg_requests.drain(..) {
             // SAFETY: created by Box::into_raw in create_reg_request, freed only here.
+            drop(unsafe { Box::from_raw(p) });
+        }
+        for p in self.soe_requests.drain(..) {
+            // SAFETY: created by Box::into_raw in create_soe_request, freed only here.
+            drop(unsafe { Box::from_raw(p) });
+        }
+        for p in self.voe_handlers.drain(..) {
+            // SAFETY: created by Box::into_raw in create_voe_handler, freed only here.
             drop(unsafe { Box::from_raw(p) });
         }
     }
@@ -106,6 +123,9 @@ impl SlaveConfig {
             emergencies: EmergencyRing::default(),
             sdo_requests: Vec::new(),
             reg_requests: Vec::new(),
+            idns: Vec::new(),
+            soe_requests: Vec::new(),
+            voe_handlers: Vec::new(),
             flags: Vec::new(),
         }
     }

@@ -31,7 +31,7 @@ use crate::mailbox::op::MailboxOp;
 use crate::mailbox::sdo::SdoOp;
 use crate::mailbox::service::{MailboxClient, MailboxService, Target};
 use crate::subdevice::SubDevice;
-use crate::supervisor::{Event, Supervisor, SupervisorTiming};
+use crate::supervisor::{Event, Supervisor, SupervisorTiming, TransitionCmd};
 use ecat_wire::al::AlState;
 use ecat_wire::register::FmmuRepr;
 
@@ -287,7 +287,11 @@ impl Runtime {
         let mut others = act.startup_ops.into_iter();
         let startup: Vec<Vec<MailboxOp>> = (0..subs.len())
             .map(|_| {
-                let first = sdos.next().unwrap_or_default().into_iter().map(MailboxOp::Sdo);
+                let first = sdos
+                    .next()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(MailboxOp::Sdo);
                 first.chain(others.next().unwrap_or_default()).collect()
             })
             .collect();
@@ -462,6 +466,12 @@ impl Runtime {
     /// True if the SM1 status bit of the SubDevice at `position` rides in the cyclic frames.
     pub fn mailbox_status_mapped(&self, position: usize) -> bool {
         self.status_bit.get(position).is_some_and(|b| b.is_some())
+    }
+
+    /// Commands to make on the SubDevice at `position` at its state transitions, every time
+    /// it is configured (see [`Supervisor::set_transition_cmds`]).
+    pub fn set_transition_cmds(&mut self, position: usize, cmds: Vec<TransitionCmd>) {
+        self.supervisor.set_transition_cmds(position, cmds);
     }
 
     /// Drive every SubDevice to `state`.

@@ -12,8 +12,8 @@
 
 use super::exchange::MailboxArea;
 use super::transfer::{message, post, Failure, Next, Transfer};
-use ecat_wire::mailbox::MailboxType;
 use crate::error::Error;
+use ecat_wire::mailbox::MailboxType;
 use ecat_wire::soe::{
     emit_soe, max_data, parse_soe, Elements, Idn, SoeErrorCode, SoeOpcode, SoeRepr,
 };
@@ -375,7 +375,10 @@ mod tests {
         assert!(e.to_string().contains("0x1001 (IDN not present)"), "{e}");
         let e = failed("FoE read of 'x'", refusal(SoeErrorCode::NO_IDN));
         assert_eq!(error_code(&e), None);
-        let e = failed("SoE read of S-0-0009", "the SubDevice does not answer".into());
+        let e = failed(
+            "SoE read of S-0-0009",
+            "the SubDevice does not answer".into(),
+        );
         assert_eq!(error_code(&e), None);
     }
 }
