@@ -126,6 +126,24 @@ fn emergency_reaches_the_ring() {
 }
 
 #[test]
+fn soe_blocking_startup_idns_requests_and_errors() {
+    let (_, err) = c_test("soe", Some("sim:mbx"));
+    if err.is_empty() {
+        return;
+    }
+    assert!(err.contains("SoE error 0x1001 (IDN not present)"), "{err}");
+}
+
+#[test]
+fn voe_handler_round_trip_through_the_echo() {
+    let (_, err) = c_test("voe", Some("sim:mbx"));
+    if err.is_empty() {
+        return;
+    }
+    assert!(err.contains("no VoE message from the slave within 500 ms"), "{err}");
+}
+
+#[test]
 fn remaining_calls() {
     let (_, err) = c_test("coverage", Some("sim:servo6"));
     check_marks(&err);
