@@ -140,7 +140,10 @@ fn voe_handler_round_trip_through_the_echo() {
     if err.is_empty() {
         return;
     }
-    assert!(err.contains("no VoE message from the slave within 500 ms"), "{err}");
+    assert!(
+        err.contains("no VoE message from the slave within 500 ms"),
+        "{err}"
+    );
 }
 
 #[test]
