@@ -30,7 +30,7 @@ pub struct MbxTransfer {
 
 /// True when the configuration's slave is in its requested state (configured), so its
 /// mailbox is free for application transfers.
-pub fn slave_ready(sc: *mut SlaveConfig) -> bool {
+pub(crate) fn slave_ready(sc: *mut SlaveConfig) -> bool {
     // SAFETY: a request never outlives its configuration.
     let sc = unsafe { &*sc };
     let Some(pos) = sc.attached else { return false };
@@ -53,7 +53,7 @@ impl MbxTransfer {
 
     /// Start `op` for the configuration `sc` (now, or once its slave is configured). Returns 0
     /// or IgH's negative errno; `f` names the C function in log lines.
-    pub fn start(&mut self, f: &str, sc: *mut SlaveConfig, op: MailboxOp) -> i32 {
+    pub(crate) fn start(&mut self, f: &str, sc: *mut SlaveConfig, op: MailboxOp) -> i32 {
         if self.busy() {
             log!("{f}: the request is still busy");
             return errno::EBUSY;
@@ -112,7 +112,7 @@ impl MbxTransfer {
     /// Advance the transfer of configuration `sc`: the result once, when it ends (the state is
     /// then `SUCCESS` or `ERROR`; the caller may still turn a success into an error). Errors
     /// and timeouts are logged, naming the request with `what`.
-    pub fn poll(
+    pub(crate) fn poll(
         &mut self,
         sc: *mut SlaveConfig,
         what: impl Fn() -> String,
@@ -160,7 +160,7 @@ impl MbxTransfer {
     /// Advance a request whose reads land in `mem` (`size`: bytes valid) and return its
     /// state: [`MbxTransfer::poll`], then the data of a finished read copied in (an error if
     /// it does not fit).
-    pub fn poll_into(
+    pub(crate) fn poll_into(
         &mut self,
         sc: *mut SlaveConfig,
         reading: bool,
