@@ -49,6 +49,28 @@ static inline uint64_t now_ns(void)
     return (uint64_t)t.tv_sec * 1000000000ULL + (uint64_t)t.tv_nsec;
 }
 
+/* One IgH-style cycle of master m with domain d (receive, process, queue, send), then
+ * 200 us of sleep. */
+static inline void cycle_domain(ec_master_t *m, ec_domain_t *d)
+{
+    ecrt_master_receive(m);
+    ecrt_domain_process(d);
+    ecrt_domain_queue(d);
+    ecrt_master_send(m);
+    sleep_ns(200000);
+}
+
+/* The CiA 402 controlword that takes a drive with statusword sw on towards "operation
+ * enabled". */
+static inline uint16_t cia402_enable_step(uint16_t sw)
+{
+    if ((sw & 0x4f) == 0x40)
+        return 0x06;
+    if ((sw & 0x6f) == 0x21)
+        return 0x07;
+    return 0x0f;
+}
+
 static inline int finish(const char *name)
 {
     printf("%s: %d checks, %d failures\n", name, checks, failures);

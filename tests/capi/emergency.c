@@ -1,7 +1,9 @@
 /* sim:servo (one CiA 402 drive): the drive is enabled in CSP with its target position
  * written over SDO far away from where it is; it faults with a following error (0x8611) and
  * sends a CoE emergency, which reaches the slave configuration's emergency ring (read while
- * SDO requests poll its mailbox). Ring size, pop, overruns and clear. */
+ * SDO requests poll its mailbox); then a fault reset and a second fault while the application
+ * only cycles (the runtime fetches them through the SM1 bit in the cyclic frames). Ring size,
+ * pop, overruns and clear. */
 #include "capi_test.h"
 
 #define DRIVE 0x00000eca, 0x00000402
@@ -11,20 +13,7 @@ static ec_domain_t *d;
 
 static void cycle(void)
 {
-    ecrt_master_receive(m);
-    ecrt_domain_process(d);
-    ecrt_domain_queue(d);
-    ecrt_master_send(m);
-    sleep_ns(200000);
-}
-
-static uint16_t next_controlword(uint16_t sw)
-{
-    if ((sw & 0x4f) == 0x40)
-        return 0x06;
-    if ((sw & 0x6f) == 0x21)
-        return 0x07;
-    return 0x0f;
+    cycle_domain(m, d);
 }
 
 int main(void)
@@ -58,7 +47,7 @@ int main(void)
         uint16_t sw = EC_READ_U16(pd + off_sw);
         if ((sw & 0x6f) == 0x27)
             enabled = i;
-        EC_WRITE_U16(pd + off_cw, next_controlword(sw));
+        EC_WRITE_U16(pd + off_cw, cia402_enable_step(sw));
         cycle();
     }
     printf("drive enabled after %d cycles\n", enabled);
@@ -87,6 +76,31 @@ int main(void)
     CHECK_EQ(EC_READ_U16(rec), 0x8611);
     CHECK_EQ(rec[2], 0x21);
     CHECK_EQ(ecrt_slave_config_emerg_pop(sc, rec), -ENOENT);
+
+    /* Emergencies also come while the application only cycles: the cyclic frames carry the
+     * drive's SM1 "mailbox full" bit. Let the requests end, then reset the fault (the drive
+     * sends the "error reset" emergency 0x0000) and enable it again (the target is still far
+     * away: another following error). */
+    for (int i = 0; i < 5000 && (ecrt_sdo_request_state(target) == EC_REQUEST_BUSY ||
+                                 ecrt_sdo_request_state(poll) == EC_REQUEST_BUSY); i++)
+        cycle();
+    uint16_t codes[2] = {0xffff, 0xffff};
+    int n = 0, at = -1;
+    for (int i = 0; i < 5000 && n < 2; i++) {
+        uint16_t sw = EC_READ_U16(pd + off_sw);
+        /* Fault reset on a rising edge of bit 7 (again until the fault reaction is over). */
+        uint16_t reset = (i & 1) ? 0x80 : 0x00;
+        EC_WRITE_U16(pd + off_cw, (sw & 0x08) && n == 0 ? reset : cia402_enable_step(sw));
+        cycle();
+        if (ecrt_slave_config_emerg_pop(sc, rec) == 0) {
+            codes[n++] = EC_READ_U16(rec);
+            at = i;
+        }
+    }
+    printf("while only cycling: emergencies 0x%04x, 0x%04x (the last after %d cycles)\n",
+           codes[0], codes[1], at);
+    CHECK_EQ(codes[0], 0x0000);
+    CHECK_EQ(codes[1], 0x8611);
     CHECK_EQ(ecrt_slave_config_emerg_overruns(sc), 0);
     CHECK_EQ(ecrt_slave_config_emerg_clear(sc), 0);
     ecrt_release_master(m);

@@ -12,11 +12,7 @@ static ec_domain_t *d;
 
 static void cycle(void)
 {
-    ecrt_master_receive(m);
-    ecrt_domain_process(d);
-    ecrt_domain_queue(d);
-    ecrt_master_send(m);
-    sleep_ns(200000);
+    cycle_domain(m, d);
 }
 
 /* Cycle and execute until the handler leaves BUSY; returns its state, cycles in *n. */

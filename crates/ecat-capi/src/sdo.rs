@@ -116,6 +116,76 @@ pub(crate) fn mailbox_transfer(
     })
 }
 
+/// The body of a blocking write through `master` (checks, then `run` with the data), inside
+/// the FFI guard: 0 or a negative errno.
+///
+/// # Safety
+/// `master` NULL or live; `data` points to `size` bytes.
+pub(crate) unsafe fn write_from(
+    f: &str,
+    master: *mut Master,
+    data: *const u8,
+    size: usize,
+    run: impl FnOnce(&Master, &[u8]) -> Result<Vec<u8>, i32>,
+) -> i32 {
+    guard(f, errno::EINVAL, || {
+        // SAFETY: NULL or live (API contract).
+        let Some(m) = (unsafe { arg(master, f, "master") }) else {
+            return errno::EINVAL;
+        };
+        if data.is_null() || size == 0 {
+            log!("{f}: data is NULL or empty");
+            return errno::EINVAL;
+        }
+        // SAFETY: data points to size bytes (API contract).
+        let bytes = unsafe { std::slice::from_raw_parts(data, size) };
+        run(m, bytes).map_or_else(|e| e, |_| 0)
+    })
+}
+
+/// The body of a blocking read of `what` through `master` into `target` (checks, `run`,
+/// then the copy), inside the FFI guard: 0 or a negative errno.
+///
+/// # Safety
+/// `master` NULL or live; `target` has `target_size` writable bytes; `result_size` NULL or
+/// writable.
+pub(crate) unsafe fn read_into(
+    f: &str,
+    master: *mut Master,
+    what: impl std::fmt::Display,
+    (target, target_size, result_size): (*mut u8, usize, *mut usize),
+    run: impl FnOnce(&Master) -> Result<Vec<u8>, i32>,
+) -> i32 {
+    guard(f, errno::EINVAL, || {
+        // SAFETY: NULL or live (API contract).
+        let Some(m) = (unsafe { arg(master, f, "master") }) else {
+            return errno::EINVAL;
+        };
+        if target.is_null() || result_size.is_null() {
+            log!("{f}: target or result_size is NULL");
+            return errno::EINVAL;
+        }
+        match run(m) {
+            Ok(d) if d.len() > target_size => {
+                log!(
+                    "{f}: {what} has {} bytes; the target holds {target_size}",
+                    d.len()
+                );
+                errno::EOVERFLOW
+            }
+            Ok(d) => {
+                // SAFETY: target has target_size >= d.len() writable bytes; result_size writable.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(d.as_ptr(), target, d.len());
+                    *result_size = d.len();
+                }
+                0
+            }
+            Err(e) => e,
+        }
+    })
+}
+
 /// Blocking SDO write of `data_size` bytes to `index:subindex`.
 ///
 /// # Safety
@@ -130,26 +200,27 @@ pub unsafe extern "C" fn ecrt_master_sdo_download(
     data_size: usize,
     abort_code: *mut u32,
 ) -> i32 {
-    const F: &str = "ecrt_master_sdo_download";
-    guard(F, errno::EINVAL, || {
-        // SAFETY: NULL or live (API contract).
-        let Some(m) = (unsafe { arg(master, F, "master") }) else {
-            return errno::EINVAL;
-        };
-        if data.is_null() || data_size == 0 {
-            log!("{F}: data is NULL or empty");
-            return errno::EINVAL;
-        }
-        // SAFETY: data points to data_size bytes (API contract).
-        let bytes = unsafe { std::slice::from_raw_parts(data, data_size) }.to_vec();
-        let op = SdoOp::Download {
-            index,
-            subindex,
-            complete_access: false,
-            data: bytes,
-        };
-        transfer(F, m, slave_position, op, abort_code).map_or_else(|e| e, |_| 0)
-    })
+    write_from(
+        "ecrt_master_sdo_download",
+        master,
+        data,
+        data_size,
+        |m, bytes| {
+            let op = SdoOp::Download {
+                index,
+                subindex,
+                complete_access: false,
+                data: bytes.to_vec(),
+            };
+            transfer(
+                "ecrt_master_sdo_download",
+                m,
+                slave_position,
+                op,
+                abort_code,
+            )
+        },
+    )
 }
 
 /// Blocking SDO write of a whole object (complete access from subindex 0).
@@ -166,24 +237,14 @@ pub unsafe extern "C" fn ecrt_master_sdo_download_complete(
     abort_code: *mut u32,
 ) -> i32 {
     const F: &str = "ecrt_master_sdo_download_complete";
-    guard(F, errno::EINVAL, || {
-        // SAFETY: NULL or live (API contract).
-        let Some(m) = (unsafe { arg(master, F, "master") }) else {
-            return errno::EINVAL;
-        };
-        if data.is_null() || data_size == 0 {
-            log!("{F}: data is NULL or empty");
-            return errno::EINVAL;
-        }
-        // SAFETY: data points to data_size bytes (API contract).
-        let bytes = unsafe { std::slice::from_raw_parts(data, data_size) }.to_vec();
+    write_from(F, master, data, data_size, |m, bytes| {
         let op = SdoOp::Download {
             index,
             subindex: 0,
             complete_access: true,
-            data: bytes,
+            data: bytes.to_vec(),
         };
-        transfer(F, m, slave_position, op, abort_code).map_or_else(|e| e, |_| 0)
+        transfer(F, m, slave_position, op, abort_code)
     })
 }
 
@@ -204,34 +265,14 @@ pub unsafe extern "C" fn ecrt_master_sdo_upload(
     abort_code: *mut u32,
 ) -> i32 {
     const F: &str = "ecrt_master_sdo_upload";
-    guard(F, errno::EINVAL, || {
-        // SAFETY: NULL or live (API contract).
-        let Some(m) = (unsafe { arg(master, F, "master") }) else {
-            return errno::EINVAL;
-        };
-        if target.is_null() || result_size.is_null() {
-            log!("{F}: target or result_size is NULL");
-            return errno::EINVAL;
-        }
+    let what = format!("0x{index:04X}:{subindex:02X}");
+    let out = (target, target_size, result_size);
+    read_into(F, master, what, out, |m| {
         let op = SdoOp::Upload {
             index,
             subindex,
             complete_access: false,
         };
-        match transfer(F, m, slave_position, op, abort_code) {
-            Ok(d) => {
-                if d.len() > target_size {
-                    log!("{F}: 0x{index:04X}:{subindex:02X} has {} bytes; the target holds {target_size}", d.len());
-                    return errno::EOVERFLOW;
-                }
-                // SAFETY: target has target_size >= d.len() writable bytes; result_size writable.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(d.as_ptr(), target, d.len());
-                    *result_size = d.len();
-                }
-                0
-            }
-            Err(e) => e,
-        }
+        transfer(F, m, slave_position, op, abort_code)
     })
 }

@@ -17,7 +17,7 @@ use crate::ffi::{arg, arg_mut, errno, guard, with_mut};
 use crate::log;
 use crate::master::Master;
 use crate::mbx_request::MbxTransfer;
-use crate::sdo::mailbox_transfer;
+use crate::sdo::{mailbox_transfer, read_into, write_from};
 use crate::slave_config::SlaveConfig;
 use ecat::mailbox::soe::{error_code, SoeOp};
 use ecat::supervisor::{CmdOp, TransitionCmd};
@@ -110,19 +110,14 @@ pub unsafe extern "C" fn ecrt_master_write_idn(
     error_code: *mut u16,
 ) -> i32 {
     const F: &str = "ecrt_master_write_idn";
-    guard(F, errno::EINVAL, || {
-        // SAFETY: NULL or live (API contract).
-        let Some(m) = (unsafe { arg(master, F, "master") }) else {
-            return errno::EINVAL;
-        };
-        if data.is_null() || data_size == 0 {
-            log!("{F}: data is NULL or empty");
-            return errno::EINVAL;
-        }
-        // SAFETY: data points to data_size bytes (API contract).
-        let bytes = unsafe { std::slice::from_raw_parts(data, data_size) };
-        let op = write_op(drive_no, idn, bytes);
-        blocking(F, m, slave_position, op, error_code).map_or_else(|e| e, |_| 0)
+    write_from(F, master, data, data_size, |m, bytes| {
+        blocking(
+            F,
+            m,
+            slave_position,
+            write_op(drive_no, idn, bytes),
+            error_code,
+        )
     })
 }
 
@@ -143,34 +138,9 @@ pub unsafe extern "C" fn ecrt_master_read_idn(
     error_code: *mut u16,
 ) -> i32 {
     const F: &str = "ecrt_master_read_idn";
-    guard(F, errno::EINVAL, || {
-        // SAFETY: NULL or live (API contract).
-        let Some(m) = (unsafe { arg(master, F, "master") }) else {
-            return errno::EINVAL;
-        };
-        if target.is_null() || result_size.is_null() {
-            log!("{F}: target or result_size is NULL");
-            return errno::EINVAL;
-        }
-        match blocking(F, m, slave_position, read_op(drive_no, idn), error_code) {
-            Ok(d) => {
-                if d.len() > target_size {
-                    log!(
-                        "{F}: {} has {} bytes; the target holds {target_size}",
-                        Idn(idn),
-                        d.len()
-                    );
-                    return errno::EOVERFLOW;
-                }
-                // SAFETY: target has target_size >= d.len() writable bytes; result_size writable.
-                unsafe {
-                    std::ptr::copy_nonoverlapping(d.as_ptr(), target, d.len());
-                    *result_size = d.len();
-                }
-                0
-            }
-            Err(e) => e,
-        }
+    let out = (target, target_size, result_size);
+    read_into(F, master, Idn(idn), out, |m| {
+        blocking(F, m, slave_position, read_op(drive_no, idn), error_code)
     })
 }
 

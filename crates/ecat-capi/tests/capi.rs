@@ -147,11 +147,6 @@ fn voe_handler_round_trip_through_the_echo() {
 }
 
 #[test]
-fn emergency_reaches_the_ring_while_only_cycling() {
-    c_test("emergency_cyclic", Some("sim:servo"));
-}
-
-#[test]
 fn remaining_calls() {
     let (_, err) = c_test("coverage", Some("sim:servo6"));
     check_marks(&err);
