@@ -47,8 +47,9 @@ pub enum Event {
         /// Cycle.
         cycle: u64,
     },
-    /// A startup SDO or a transition command failed (the SubDevice is tried again later from
-    /// INIT); the error names the transfer or command and why.
+    /// A startup request (SDO download, SoE IDN write ...) or a transition command failed
+    /// (the SubDevice is tried again later from INIT); the error names the transfer or
+    /// command and why.
     StartupFailed {
         /// Which.
         who: Who,

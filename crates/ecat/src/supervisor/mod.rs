@@ -6,8 +6,10 @@
 //! acyclic frame of the cycle) and judged when its answer arrives. The same steps serve the
 //! first bring-up and every recovery:
 //!
-//! `Reset (INIT+ack) → WaitInit → clear FMMUs/SMs → mailbox SMs → PREOP → process data SMs →
-//! FMMUs → SAFEOP → OP → Running`.
+//! `Reset (INIT+ack) → WaitInit → clear FMMUs/SMs → mailbox SMs → PREOP → startup requests →
+//! process data SMs → FMMUs → SAFEOP → OP → Running`. The startup requests are mailbox
+//! requests of any protocol (SDO downloads, SoE IDN writes ...; `sdo_step`), made on every
+//! (re)configuration.
 //!
 //! While everything is fine the supervisor sends nothing: the cyclic BRD of AL status (see
 //! [`crate::cyclic`]) is the watchdog. When it shows a change, every running SubDevice reads
