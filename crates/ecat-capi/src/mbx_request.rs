@@ -46,6 +46,14 @@ pub(crate) fn slave_ready(sc: *mut SlaveConfig) -> bool {
 }
 
 impl MbxTransfer {
+    /// An idle transfer with a timeout of `timeout_ms` (0 = none).
+    pub fn with_timeout(timeout_ms: u32) -> MbxTransfer {
+        MbxTransfer {
+            timeout_ms,
+            ..Default::default()
+        }
+    }
+
     /// True while a transfer runs or waits.
     pub fn busy(&self) -> bool {
         self.state == request::BUSY

@@ -21,7 +21,7 @@ use ecat::mailbox::voe::{VoeMessage, VoeOp};
 use ecat_wire::mailbox::MailboxType;
 use std::time::{Duration, Instant};
 
-/// How long `read` waits for a message (IgH: 500 ms).
+/// How long `read` waits for a message, and a write for the slave to take it (IgH: 500 ms).
 const READ_TIMEOUT: Duration = Duration::from_millis(500);
 /// Cycles `read_nosync` waits for a message already announced by the SM1 bit to be fetched.
 const NOSYNC_CYCLES: u64 = 3;
@@ -84,7 +84,7 @@ pub unsafe extern "C" fn ecrt_slave_config_create_voe_handler(
             size: 0,
             send: (0, 0),
             received: (0, 0),
-            transfer: MbxTransfer::default(),
+            transfer: MbxTransfer::with_timeout(READ_TIMEOUT.as_millis() as u32),
             service_read: false,
             read: None,
         }));
@@ -324,10 +324,9 @@ impl VoeHandler {
             // No SM1 bit in the cyclic frames: let the mailbox service wait for it.
             self.service_read = true;
             self.transfer.state = request::UNUSED;
-            let mut t = std::mem::take(&mut self.transfer);
-            t.timeout_ms = READ_TIMEOUT.as_millis() as u32;
-            let rc = t.start("ecrt_voe_handler_read", self.sc, VoeOp::Receive.into());
-            self.transfer = t;
+            let rc = self
+                .transfer
+                .start("ecrt_voe_handler_read", self.sc, VoeOp::Receive.into());
             return if rc == 0 {
                 self.transfer.state
             } else {
