@@ -57,7 +57,7 @@ impl Supervisor {
         let s = &mut self.subs[i];
         let protocols = s.info.mailbox.protocols;
         let (area, op) = match (s.mailbox, op) {
-            (Some(_), Some(op)) if protocols & op.protocol_bit() == 0 => {
+            (area, Some(op)) if area.is_none() || protocols & op.protocol_bit() == 0 => {
                 let error = format!(
                     "{} cannot serve the startup {}: its mailbox protocols are {}",
                     s.info.who(),
