@@ -289,10 +289,13 @@ impl VoeHandler {
     fn step_read(&mut self, mut read: Read) -> u32 {
         // SAFETY: a handler never outlives its configuration.
         let sc = unsafe { &*self.sc };
+        let ready = slave_ready(self.sc);
+        // SAFETY: IgH's threading rule (handlers are executed from the cyclic thread), and
+        // no other reference to the runtime is held during this call.
         let (Some(pos), Some(rt)) = (sc.attached, unsafe { sc.master().runtime() }) else {
             return request::ERROR;
         };
-        if !slave_ready(self.sc) {
+        if !ready {
             self.read = Some(read);
             if read.asked.elapsed() > CONFIGURE_TIMEOUT {
                 log!(
