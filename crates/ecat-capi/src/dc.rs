@@ -51,6 +51,9 @@ pub unsafe extern "C" fn ecrt_master_application_time(master: *mut Master, app_t
         };
         // SAFETY: IgH's threading rule.
         unsafe { m.inner() }.app_time = app_time;
+        if let Some(c) = &m.control {
+            c.set_app_time(app_time);
+        }
         0
     })
 }

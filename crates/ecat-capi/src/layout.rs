@@ -154,6 +154,11 @@ pub fn activate(m: &Master, inner: &mut Inner) -> Result<(), String> {
     if let Ok(mut c) = m.sdo_client.lock() {
         *c = Some(rt.sdo_client());
     }
-    inner.phase = Phase::Active(Box::new(rt));
+    let mut rt = Box::new(rt);
+    if let Some(c) = &m.control {
+        c.attach(&mut rt);
+        c.set_configs(crate::control::records(&scs));
+    }
+    inner.phase = Phase::Active(rt);
     Ok(())
 }

@@ -134,6 +134,8 @@ pub struct Runtime {
     /// The reference clock's time as of the last send (seen, or extrapolated when lost).
     last_dc_time: Option<u64>,
     last_send: u64,
+    /// The control socket's endpoint (see [`crate::control`]), served once per send.
+    control: Option<crate::control::shared::Endpoint>,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -257,6 +259,7 @@ impl Runtime {
             correction_ns: 0,
             last_dc_time: None,
             last_send: 0,
+            control: None,
         })
     }
 
@@ -332,6 +335,20 @@ impl Runtime {
         self.supervisor.set_limit(position, limit);
     }
 
+    /// Install (or remove) the control socket's endpoint; [`crate::control::Server::attach`]
+    /// does this.
+    pub fn set_control(&mut self, endpoint: Option<crate::control::shared::Endpoint>) {
+        self.control = endpoint;
+    }
+
+    /// Serve the control socket `ecat` talks to (`ecat slaves -m INDEX`, ...) while this
+    /// runtime cycles; keep the returned server alive as long as it should be served.
+    pub fn serve_control(&mut self, index: u32) -> Result<crate::control::Server> {
+        let server = crate::control::Server::start(index, self.link.name())?;
+        server.attach(self);
+        Ok(server)
+    }
+
     /// The acyclic frame engine: datagrams submitted here ride in the next
     /// [`send`](Runtime::send)'s acyclic frame (the C API's register requests use it).
     pub fn engine_mut(&mut self) -> &mut FrameEngine {
@@ -400,6 +417,9 @@ impl Runtime {
             self.dispatch(n, now);
         }
         self.engine.poll_timeouts(self.clock.now_ns());
+        if let Some(c) = &self.control {
+            c.publish(self);
+        }
         Ok(())
     }
 
@@ -470,6 +490,10 @@ impl Runtime {
     /// Advance the supervisor and send at most one acyclic frame (second part of
     /// [`Runtime::send`]).
     pub fn send_acyclic(&mut self) -> Result<()> {
+        if let Some(mut c) = self.control.take() {
+            c.step(self);
+            self.control = Some(c);
+        }
         let now = self.clock.now_ns();
         self.supervisor.poll(
             &mut self.engine,
