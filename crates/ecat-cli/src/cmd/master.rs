@@ -60,6 +60,7 @@ pub fn master(a: Args) -> CmdResult {
             en.frames_sent,
             en.frames_received,
             en.frames_sent.saturating_sub(en.frames_received),
+            0,
         ),
         timeouts: en.timeouts,
         uptime_s: started.elapsed().as_secs_f64(),
@@ -102,7 +103,7 @@ pub fn master_text(m: &MasterRecord) -> String {
             0.0
         }
     };
-    let (tx, rx, lost) = m.frames;
+    let (tx, rx, lost, late) = m.frames;
     let mac: Vec<String> = m.mac.iter().map(|b| format!("{b:02x}")).collect();
     let _ = writeln!(o, "Master{}", m.index);
     let _ = writeln!(o, "  Phase: {}", m.phase);
@@ -125,6 +126,7 @@ pub fn master_text(m: &MasterRecord) -> String {
     let (frames, bytes) = m.cyclic_layout;
     let _ = writeln!(o, "      Cyclic frames per cycle: {frames} ({bytes} bytes)");
     let _ = writeln!(o, "      Lost frames: {lost}");
+    let _ = writeln!(o, "      Late frames: {late}");
     let _ = writeln!(o, "      Acyclic timeouts: {}", m.timeouts);
     let _ = writeln!(o, "      Loss rate [1/s]:     {:9.1}", rate(lost));
     let loss = if tx > 0 {

@@ -466,8 +466,9 @@ pub struct MasterRecord {
     pub slaves: usize,
     /// Cycles sent.
     pub cycles: u64,
-    /// Frames sent, received, lost (cyclic + acyclic).
-    pub frames: (u64, u64, u64),
+    /// Frames sent and received (cyclic + acyclic), cyclic frames lost, cyclic frames that
+    /// came back after their cycle.
+    pub frames: (u64, u64, u64, u64),
     /// Bytes sent per cycle by the cyclic frames and frames per cycle.
     pub cyclic_layout: (usize, usize),
     /// Acyclic datagrams timed out.

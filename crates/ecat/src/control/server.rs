@@ -350,7 +350,7 @@ struct LiveCopy {
     subs: Vec<shared::LiveSub>,
     domains: Vec<(Vec<u8>, u32, u32, &'static str)>,
     cycles: u64,
-    frames: (u64, u64, u64),
+    frames: (u64, u64, u64, u64),
     timeouts: u64,
     dc_time: Option<u64>,
     sync_monitor: Option<u32>,

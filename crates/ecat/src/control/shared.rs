@@ -71,8 +71,9 @@ pub struct Live {
     pub domains: Vec<(Vec<u8>, u32, u32, &'static str)>,
     /// Cycles sent.
     pub cycles: u64,
-    /// Frames sent, received, lost (cyclic and acyclic).
-    pub frames: (u64, u64, u64),
+    /// Frames sent, received (cyclic and acyclic), cyclic frames lost, cyclic frames that came
+    /// back after their cycle.
+    pub frames: (u64, u64, u64, u64),
     /// Acyclic timeouts.
     pub timeouts: u64,
     /// DC time of the last cycle.
@@ -281,6 +282,7 @@ fn publish(live: &mut Live, rt: &Runtime) {
         cy.frames_sent + en.frames_sent,
         cy.frames_received + en.frames_received,
         cy.frames_lost,
+        cy.frames_late,
     );
     live.timeouts = en.timeouts;
     live.dc_time = rt.dc_time();
