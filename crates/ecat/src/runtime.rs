@@ -335,6 +335,19 @@ impl Runtime {
         self.supervisor.set_limit(position, limit);
     }
 
+    /// Register writes (address, data) made on the SubDevice at `position` in INIT every time
+    /// it is configured, e.g. watchdog settings (see [`Supervisor::set_register_writes`]).
+    /// Call before the first send.
+    pub fn set_register_writes(&mut self, position: usize, writes: Vec<(u16, Vec<u8>)>) {
+        self.supervisor.set_register_writes(position, writes);
+    }
+
+    /// The SYNC1 cycle register value for the SubDevice at `position` (see
+    /// [`Supervisor::set_sync1`]). Call before the first send.
+    pub fn set_sync1(&mut self, position: usize, cycle_ns: u32) {
+        self.supervisor.set_sync1(position, cycle_ns);
+    }
+
     /// Install (or remove) the control socket's endpoint; [`crate::control::Server::attach`]
     /// does this.
     pub fn set_control(&mut self, endpoint: Option<crate::control::shared::Endpoint>) {

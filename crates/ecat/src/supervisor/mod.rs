@@ -75,6 +75,8 @@ struct Sub {
     job: Option<SdoJob>,
     /// SYNC0 to program in PREOP (activation byte for 0x0981).
     sync0: Option<u8>,
+    /// SYNC1 cycle register value (0x09A4, ns) written with the SYNC0 cycle, if set.
+    sync1: Option<u32>,
     /// Register writes (address, data) made in INIT on every (re)configuration.
     regs: Vec<(u16, Vec<u8>)>,
     lost_at_cycle: u64,
@@ -152,6 +154,7 @@ impl Supervisor {
                 startup,
                 job: None,
                 sync0: None,
+                sync1: None,
                 regs: Vec::new(),
                 lost_at_cycle: 0,
                 wait_deadline: 0,
@@ -301,6 +304,15 @@ impl Supervisor {
         self.sync0 = Some((cycle_ns, shift_ns));
         for (s, &aa) in self.subs.iter_mut().zip(assign_activate) {
             s.sync0 = (aa & 0x0300 != 0).then_some((aa >> 8) as u8);
+        }
+    }
+
+    /// Write `cycle_ns` into the SYNC1 cycle register (0x09A4) of the SubDevice at `position`
+    /// together with the SYNC0 cycle, whenever its SYNC0 is programmed (its AssignActivate
+    /// decides whether SYNC1 is activated in 0x0981).
+    pub fn set_sync1(&mut self, position: usize, cycle_ns: u32) {
+        if let Some(s) = self.subs.get_mut(position) {
+            s.sync1 = Some(cycle_ns);
         }
     }
 
@@ -596,12 +608,18 @@ impl Supervisor {
                             put(&start.to_le_bytes()),
                         )
                     }
-                    2 => (
-                        Command::Fpwr,
-                        st,
-                        reg::DC_SYNC0_CYCLE,
-                        put(&(cycle as u32).to_le_bytes()),
-                    ),
+                    2 => {
+                        let mut b = [0u8; 8];
+                        b[..4].copy_from_slice(&(cycle as u32).to_le_bytes());
+                        let n = match s.sync1 {
+                            Some(c1) => {
+                                b[4..].copy_from_slice(&c1.to_le_bytes());
+                                8
+                            }
+                            None => 4,
+                        };
+                        (Command::Fpwr, st, reg::DC_SYNC0_CYCLE, put(&b[..n]))
+                    }
                     _ => (Command::Fpwr, st, reg::DC_ACTIVATION, put(&[act])),
                 }
             }
