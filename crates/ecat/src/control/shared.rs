@@ -205,7 +205,7 @@ impl Endpoint {
             let engine = rt.engine_mut();
             let wkc = match engine.status(h) {
                 Status::Pending => return,
-                Status::Done => engine.response(h).map(|(d, wkc)| (d, wkc)),
+                Status::Done => engine.response(h),
                 Status::Failed | Status::Stale => None,
             };
             let Some((_, mut job)) = self.running.take() else {
