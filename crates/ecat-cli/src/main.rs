@@ -50,7 +50,8 @@ pub struct BusArgs {
     )]
     pub interface: Option<String>,
     /// Talk to the application holding master N (its control socket) instead of opening the
-    /// link: the request rides in the application's frames (IgH: `ethercat -m N`)
+    /// link: the request rides in the application's frames (IgH: `ethercat -m N`); with
+    /// `ecat run`: serve the control socket as master N
     #[arg(short = 'm', long = "master", value_name = "N")]
     pub master: Option<u32>,
     /// ESI directory to name SubDevices, PDOs and objects from where the SubDevice itself
