@@ -207,6 +207,13 @@ fn ecat_tool_beside_a_c_program_over_veth() {
         if !ok || slaves.lines().count() != 5 || !slaves.contains("EL3102") {
             problems.push(format!("ecat slaves -m 0:\n{slaves}"));
         }
+        if rounds == 0 {
+            // The link the application holds leads to it too (no second MainDevice on it).
+            let (ok, by_link) = tool(&ecat, &ctl, &["slaves", "-i", &v.near]);
+            if !ok || by_link != slaves {
+                problems.push(format!("ecat slaves -i {}:\n{by_link}", v.near));
+            }
+        }
         let (ok, vendor) = tool(
             &ecat,
             &ctl,
