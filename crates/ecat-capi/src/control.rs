@@ -12,8 +12,11 @@ use ecat::mailbox::sdo::SdoOp;
 use ecat::SubDevice;
 
 /// Start serving master `index` on `spec`; `None` (and one log line) if the socket cannot be
-/// made: the application runs on without it.
+/// made: the application runs on without it. `ECAT_CONTROL=off` turns it off.
 pub fn start(index: u32, spec: &str, subs: &[SubDevice]) -> Option<Server> {
+    if matches!(std::env::var("ECAT_CONTROL").as_deref(), Ok("off" | "0")) {
+        return None;
+    }
     match Server::start(index, spec) {
         Ok(s) => {
             s.set_idle(subs);
