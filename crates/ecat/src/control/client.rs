@@ -14,6 +14,17 @@ use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// `len` bytes from `address` in request-sized pieces: (address, length).
+fn pieces(address: u16, len: usize) -> Vec<(u16, usize)> {
+    let max = super::server::MAX_REGISTER_BYTES;
+    (0..len.div_ceil(max))
+        .map(|k| {
+            let off = k * max;
+            (address.wrapping_add(off as u16), max.min(len - off))
+        })
+        .collect()
+}
+
 /// The interface a link names: `eth0` for `eth0`, `raw:eth0`, `mmap:eth0` or `xdp:eth0`.
 fn bare(link: &str) -> &str {
     match link.split_once(':') {
@@ -188,23 +199,33 @@ impl Client {
         })
     }
 
-    /// Read `len` bytes of ESC memory.
+    /// Read `len` bytes of ESC memory (in pieces of at most
+    /// [`super::server::MAX_REGISTER_BYTES`]).
     pub fn read_memory(&mut self, position: usize, address: u16, len: usize) -> Result<Vec<u8>> {
-        self.data(Request::RegRead {
-            position,
-            address,
-            len,
-        })
+        let mut out = Vec::with_capacity(len);
+        for (at, n) in pieces(address, len) {
+            out.extend(self.data(Request::RegRead {
+                position,
+                address: at,
+                len: n,
+            })?);
+        }
+        Ok(out)
     }
 
-    /// Write ESC memory.
+    /// Write ESC memory (in pieces of at most [`super::server::MAX_REGISTER_BYTES`]).
     pub fn write_memory(&mut self, position: usize, address: u16, data: &[u8]) -> Result<()> {
-        self.data(Request::RegWrite {
-            position,
-            address,
-            data: data.to_vec(),
-        })
-        .map(|_| ())
+        let mut rest = data;
+        for (at, n) in pieces(address, data.len()) {
+            let (now, later) = rest.split_at(n);
+            self.data(Request::RegWrite {
+                position,
+                address: at,
+                data: now.to_vec(),
+            })?;
+            rest = later;
+        }
+        Ok(())
     }
 
     /// Limit SubDevices (all if empty) to `state`.
@@ -250,5 +271,28 @@ impl Client {
             Reply::Configs(c) => Ok(c),
             _ => Err(self.unexpected()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn register_pieces_cover_the_span() {
+        assert_eq!(pieces(0x0130, 2), vec![(0x0130, 2)]);
+        assert_eq!(
+            pieces(0x1000, 2500),
+            vec![(0x1000, 1024), (0x1400, 1024), (0x1800, 452)]
+        );
+        assert!(pieces(0, 0).is_empty());
+    }
+
+    #[test]
+    fn link_names_compare_without_their_kind() {
+        assert_eq!(bare("raw:eth0"), "eth0");
+        assert_eq!(bare("xdp:eth1"), "eth1");
+        assert_eq!(bare("eth0"), "eth0");
+        assert_eq!(bare("sim:io"), "sim:io");
     }
 }

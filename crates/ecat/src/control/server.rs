@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::runtime::Runtime;
 use crate::subdevice::SubDevice;
 use ecat_wire::al::AlState;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -24,6 +24,12 @@ use std::time::{Duration, Instant};
 
 /// How long a request waits for the application's cycle (SDO, register, live figures).
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Bytes of ESC memory one register request may read or write (one datagram in one frame).
+pub const MAX_REGISTER_BYTES: usize = 1024;
+
+/// Longest request line taken (a longer one ends the connection).
+const MAX_LINE: u64 = 1 << 20;
 
 /// A running control server for one master.
 pub struct Server {
@@ -164,8 +170,13 @@ fn serve_conn(conn: UnixStream, shared: Arc<Shared>) {
     let Ok(mut out) = conn.try_clone() else {
         return;
     };
-    let mut lines = BufReader::new(conn).lines();
-    while let Some(Ok(line)) = lines.next() {
+    let mut input = BufReader::new(conn);
+    loop {
+        let mut line = String::new();
+        match (&mut input).take(MAX_LINE).read_line(&mut line) {
+            Ok(n) if n > 0 && line.ends_with('\n') => {}
+            _ => return,
+        }
         let reply = match serde_json::from_str::<RequestLine>(&line) {
             Ok(r) if r.v != VERSION => Err(format!(
                 "the application speaks control protocol {VERSION}, this tool {}; use the ecat tool of the same release",
@@ -233,6 +244,7 @@ fn answer(sh: &Shared, req: Request) -> Answer {
             address,
             len,
         } => {
+            check_span(address, len)?;
             let data = vec![0; len];
             let (kind, _) = job(
                 sh,
@@ -251,15 +263,18 @@ fn answer(sh: &Shared, req: Request) -> Answer {
             position,
             address,
             data,
-        } => job(
-            sh,
-            JobKind::Write {
-                position,
-                address,
-                data,
-            },
-        )
-        .map(|_| Reply::Done),
+        } => check_span(address, data.len())
+            .and_then(|()| {
+                job(
+                    sh,
+                    JobKind::Write {
+                        position,
+                        address,
+                        data,
+                    },
+                )
+            })
+            .map(|_| Reply::Done),
         Request::States { positions, state } => {
             let state = AlState::from_bits(state)
                 .ok_or_else(|| format!("0x{state:02x} is not an EtherCAT state"))?;
@@ -291,6 +306,21 @@ fn answer(sh: &Shared, req: Request) -> Answer {
             Ok(Reply::Configs(st.configs.clone()))
         }
     }
+}
+
+/// A register access must fit one datagram and the ESC's 64 KiB address space.
+fn check_span(address: u16, len: usize) -> std::result::Result<(), String> {
+    if len == 0 || len > MAX_REGISTER_BYTES {
+        return Err(format!(
+            "a register access through the application takes 1 to {MAX_REGISTER_BYTES} bytes, not {len}; access larger areas in parts"
+        ));
+    }
+    if address as usize + len > 0x1_0000 {
+        return Err(format!(
+            "0x{address:04x} + {len} bytes runs past the 64 KiB ESC address space"
+        ));
+    }
+    Ok(())
 }
 
 fn poisoned() -> String {
@@ -387,6 +417,9 @@ fn job(sh: &Shared, kind: JobKind) -> std::result::Result<shared::JobResult, Str
             "there is no SubDevice at position {position} on the application's bus"
         )),
         Some(1) => Ok((kind, wkc)),
+        Some(shared::ENGINE_FULL) => {
+            Err("the application's acyclic frame engine is full just now; try again".into())
+        }
         Some(w) => Err(format!(
             "SubDevice {position} did not answer the register access (working counter {w}, expected 1)"
         )),

@@ -139,7 +139,11 @@ pub enum JobKind {
     },
 }
 
-/// A finished job: its kind (with the data read) and the working counter (`None`: not sent).
+/// The working counter a job reports when the acyclic frame engine had no room for it.
+pub const ENGINE_FULL: u16 = u16::MAX;
+
+/// A finished job: its kind (with the data read) and the working counter (`None`: no such
+/// SubDevice; [`ENGINE_FULL`]: not sent).
 pub type JobResult = (JobKind, Option<u16>);
 
 /// The slot a job's result lands in.
@@ -253,7 +257,7 @@ impl Endpoint {
         let addr = station as u32 | (address as u32) << 16;
         match rt.engine_mut().submit_with(cmd, addr, data, 2) {
             Ok(h) => self.running = Some((h, job)),
-            Err(_) => job.reply.finish((job.kind, None)),
+            Err(_) => job.reply.finish((job.kind, Some(ENGINE_FULL))),
         }
     }
 }
