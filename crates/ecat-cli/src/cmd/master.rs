@@ -4,8 +4,8 @@
 //! application's master (`-m N`, through its control socket), or of a master this command
 //! opens on the link itself (phase Idle, the frames of its own scan). `config` lists the
 //! application's slave configurations (alias:position, identity, the SubDevice it is attached
-//! to and its state; `-v` with PDOs, startup SDOs and DC). Rates are averages since the master
-//! started (IgH shows 1/10/60 s windows).
+//! to and its state; `-v` with PDOs, startup SDOs and DC). Rates are over IgH's 1/10/60 s
+//! windows when the application has run long enough, else averages since it started.
 
 use super::{open_and_scan, CmdResult};
 use crate::BusArgs;
@@ -118,8 +118,21 @@ pub fn master_text(m: &MasterRecord) -> String {
     let _ = writeln!(o, "      Link: {}", if m.link_up { "UP" } else { "DOWN" });
     let _ = writeln!(o, "      Tx frames:   {tx}");
     let _ = writeln!(o, "      Rx frames:   {rx}");
-    let _ = writeln!(o, "      Tx frame rate [1/s]: {:9.1}", rate(tx));
-    let _ = writeln!(o, "      Rx frame rate [1/s]: {:9.1}", rate(rx));
+    // IgH's 1/10/60 s windows as far as the application's samples cover them, else the
+    // average so far.
+    let cols = |f: &dyn Fn(&(u32, f64, f64, f64)) -> f64, avg: f64| -> String {
+        if m.rates.is_empty() {
+            format!("{avg:9.1}")
+        } else {
+            m.rates.iter().map(|r| format!("{:9.1}", f(r))).collect()
+        }
+    };
+    if !m.rates.is_empty() {
+        let w: String = m.rates.iter().map(|r| format!("{:>8}s", r.0)).collect();
+        let _ = writeln!(o, "      Rates over:          {w}");
+    }
+    let _ = writeln!(o, "      Tx frame rate [1/s]: {}", cols(&|r| r.1, rate(tx)));
+    let _ = writeln!(o, "      Rx frame rate [1/s]: {}", cols(&|r| r.2, rate(rx)));
     let _ = writeln!(o, "    Backup: None.");
     let _ = writeln!(o, "    Common:");
     let _ = writeln!(o, "      Cycles:      {}", m.cycles);
@@ -128,7 +141,11 @@ pub fn master_text(m: &MasterRecord) -> String {
     let _ = writeln!(o, "      Lost frames: {lost}");
     let _ = writeln!(o, "      Late frames: {late}");
     let _ = writeln!(o, "      Acyclic timeouts: {}", m.timeouts);
-    let _ = writeln!(o, "      Loss rate [1/s]:     {:9.1}", rate(lost));
+    let _ = writeln!(
+        o,
+        "      Loss rate [1/s]:     {}",
+        cols(&|r| r.3, rate(lost))
+    );
     let loss = if tx > 0 {
         100.0 * lost as f64 / tx as f64
     } else {

@@ -473,6 +473,9 @@ pub struct MasterRecord {
     pub cyclic_layout: (usize, usize),
     /// Acyclic datagrams timed out.
     pub timeouts: u64,
+    /// Rates over the last 1, 10 and 60 s: (window s, sent/s, received/s, lost/s).
+    #[serde(default)]
+    pub rates: Vec<(u32, f64, f64, f64)>,
     /// Seconds since the application's master started (for rates).
     pub uptime_s: f64,
     /// DC reference clock position, if DC runs.

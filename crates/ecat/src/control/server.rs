@@ -63,6 +63,7 @@ impl Server {
             fresh: Default::default(),
             wanted: AtomicBool::new(false),
             app_time: Default::default(),
+            history: Default::default(),
         });
         let stop = Arc::new(AtomicBool::new(false));
         let (sh, st) = (shared.clone(), stop.clone());
@@ -97,6 +98,9 @@ impl Server {
     /// Serve `rt`'s state and carry requests in its acyclic frames from now on (call before
     /// cycling; it copies the statics and sizes the live buffers).
     pub fn attach(&self, rt: &mut Runtime) {
+        if let Ok(mut h) = self.shared.history.lock() {
+            h.clear();
+        }
         let (tx, rx) = mpsc::sync_channel(shared::JOB_QUEUE);
         shared::attach(&self.shared, rt, tx);
         rt.set_control(Some(shared::Endpoint::new(self.shared.clone(), rx)));
@@ -147,8 +151,40 @@ fn bind(path: &Path, index: u32) -> Result<UnixListener> {
     Ok(l)
 }
 
+/// About once a second while the application cycles: ask for its live figures and, once
+/// they came (a later pass; this thread never waits for them), record the frame counters.
+fn sample_rates(sh: &Shared, asked: &mut Option<(Instant, u64)>) {
+    let active = sh.statics.lock().is_ok_and(|st| st.active);
+    let Ok(live) = sh.live.try_lock() else {
+        return;
+    };
+    match *asked {
+        Some((_, seq)) if live.seq != seq => {
+            let (tx, rx, lost, _) = live.frames;
+            if let Ok(mut h) = sh.history.lock() {
+                h.push(Instant::now(), tx, rx, lost);
+            }
+            *asked = None;
+        }
+        Some((at, _)) if at.elapsed() < Duration::from_secs(3) => {}
+        _ if active && asked.is_none_or(|(at, _)| at.elapsed() >= Duration::from_secs(1)) => {
+            *asked = Some((Instant::now(), live.seq));
+            sh.wanted.store(true, Ordering::Release);
+        }
+        _ => {}
+    }
+}
+
 fn accept_loop(listener: UnixListener, shared: Arc<Shared>, stop: Arc<AtomicBool>) {
+    let mut asked = None;
+    let mut last_sample = Instant::now();
     while !stop.load(Ordering::Relaxed) {
+        if asked.is_some() || last_sample.elapsed() >= Duration::from_secs(1) {
+            if asked.is_none() {
+                last_sample = Instant::now();
+            }
+            sample_rates(&shared, &mut asked);
+        }
         match listener.accept() {
             Ok((conn, _)) => {
                 let sh = shared.clone();
@@ -442,6 +478,7 @@ fn master(sh: &Shared) -> Answer {
         app_time_ns: sh.app_time.load(Ordering::Relaxed),
         ..Default::default()
     };
+    m.rates = sh.history.lock().map(|h| h.rates()).unwrap_or_default();
     if let Some(l) = live {
         m.cycles = l.cycles;
         m.frames = l.frames;

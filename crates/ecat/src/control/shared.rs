@@ -100,6 +100,8 @@ pub struct Shared {
     pub wanted: AtomicBool,
     /// The application time last given (C API), ns since 2000.
     pub app_time: AtomicU64,
+    /// Frame counter samples for the rates `ecat master` shows.
+    pub history: Mutex<super::rates::History>,
 }
 
 /// A bus access waiting for the application's acyclic frame.
