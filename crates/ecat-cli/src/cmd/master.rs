@@ -93,6 +93,9 @@ pub fn dc_date(ns: u64) -> String {
     )
 }
 
+/// A rate window: (seconds, sent/s, received/s, lost/s).
+type Rate = (u32, f64, f64, f64);
+
 /// IgH's `ethercat master` layout.
 pub fn master_text(m: &MasterRecord) -> String {
     let mut o = String::new();
@@ -120,7 +123,7 @@ pub fn master_text(m: &MasterRecord) -> String {
     let _ = writeln!(o, "      Rx frames:   {rx}");
     // IgH's 1/10/60 s windows as far as the application's samples cover them, else the
     // average so far.
-    let cols = |f: &dyn Fn(&(u32, f64, f64, f64)) -> f64, avg: f64| -> String {
+    let cols = |f: &dyn Fn(&Rate) -> f64, avg: f64| -> String {
         if m.rates.is_empty() {
             format!("{avg:9.1}")
         } else {
