@@ -150,7 +150,7 @@ impl Client {
             .map_err(|e| io_err(&self.path, e))?;
         if n == 0 {
             return Err(Error::Invalid(format!(
-                "the application at {} closed the connection",
+                "the application at {} closed the connection (it ended or released its master)",
                 self.path.display()
             )));
         }
