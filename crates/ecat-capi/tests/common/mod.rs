@@ -101,9 +101,9 @@ pub fn compile(sources: &[PathBuf], out: &Path, extra: &[&str]) {
 }
 
 /// A control socket directory of this test process's own (test programs run side by side
-/// would otherwise compete for `/run/ecat/master0.sock`).
+/// would otherwise compete for `/run/ecat/master0.sock`), under the target directory.
 pub fn control_dir() -> PathBuf {
-    std::env::temp_dir().join(format!("ecat-capi-test-{}", std::process::id()))
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("ctl{}", std::process::id()))
 }
 
 /// Run a program with `ECAT_MASTER0=link` (no other ECAT_ variables, no /etc/ecat.conf; its
