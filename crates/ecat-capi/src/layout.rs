@@ -13,6 +13,10 @@
 //!   (`ecrt_slave_config_dc`), with the reference clock as the time master (see [`crate::dc`]);
 //!   SYNC0 runs on exactly the SubDevices whose configuration asked for it (IgH), with the
 //!   cycle and shift of the first such configuration.
+//! - SYNC1: a configuration whose AssignActivate activates SYNC1 (0x0400) gets its
+//!   `sync1_cycle` written into 0x09A4 with the SYNC0 cycle (IgH ignores `sync1_shift`).
+//! - Watchdog: `ecrt_slave_config_watchdog`'s non-zero divider and intervals are written to
+//!   0x0400 and 0x0420 in INIT, every time the SubDevice is configured.
 //! - Each C domain's regions are matched to ecat's regions to build the copy lists.
 
 use crate::domain::{Copy, Domain};
@@ -114,6 +118,16 @@ pub fn activate(m: &Master, inner: &mut Inner) -> Result<(), String> {
             rt.limit_state(p, AlState::PreOp);
         }
     }
+    for sc in &scs {
+        let Some(p) = sc.attached else { continue };
+        let writes = watchdog_writes(sc.watchdog);
+        if !writes.is_empty() {
+            rt.set_register_writes(p, writes);
+        }
+        if let Some(dc) = sc.dc.filter(|d| d.assign_activate & 0x0400 != 0) {
+            rt.set_sync1(p, dc.sync1_cycle);
+        }
+    }
     // Copy lists per C domain.
     for &dp in &inner.domains {
         // SAFETY: owned by the master, alive, and no other reference to it exists now.
@@ -154,6 +168,30 @@ pub fn activate(m: &Master, inner: &mut Inner) -> Result<(), String> {
     if let Ok(mut c) = m.sdo_client.lock() {
         *c = Some(rt.sdo_client());
     }
-    inner.phase = Phase::Active(Box::new(rt));
+    let mut rt = Box::new(rt);
+    if let Some(c) = &m.control {
+        c.attach(&mut rt);
+        c.set_configs(crate::control::records(&scs));
+    }
+    inner.phase = Phase::Active(rt);
     Ok(())
+}
+
+/// IgH's `ecrt_slave_config_watchdog`: a non-zero divider goes to 0x0400, non-zero intervals
+/// to the process data watchdog 0x0420 (0 keeps the SubDevice's default).
+pub fn watchdog_writes((divider, intervals): (u16, u16)) -> Vec<(u16, Vec<u8>)> {
+    let mut w = Vec::new();
+    if divider != 0 {
+        w.push((
+            ecat_wire::register::WATCHDOG_DIVIDER,
+            divider.to_le_bytes().to_vec(),
+        ));
+    }
+    if intervals != 0 {
+        w.push((
+            ecat_wire::register::WATCHDOG_PD,
+            intervals.to_le_bytes().to_vec(),
+        ));
+    }
+    w
 }
