@@ -290,11 +290,12 @@ SKIPPED=$((SKIPPED + ci))
 # A failure that no test line accounts for (compile error, crash, timeout).
 if [ "$cargo_failed_before" -eq 1 ] && [ "$cf" -eq 0 ]; then step_failed; fi
 
-# The C API's tests (tests/capi/*.c programs, symbol versions, C examples) run inside
+# The C API's tests (tests/capi/*.c programs, symbol versions, C examples, the ecat tool
+# beside a C program over veth) run inside
 # cargo test above; make sure they really ran, so a change that drops them is seen.
 announce "[capi] C tests in tests/capi/ (run by cargo test -p ecat-capi)"
 capi_ok=1
-for t in capi symbols examples; do
+for t in capi symbols examples control; do
     line=$(sed 's/\x1b\[[0-9;]*m//g' "$LOG_DIR/cargo-test.log" |
         awk -v t="tests/$t.rs" '$1 == "Running" && $2 == t {f = 1; next}
                                 f && /^test result: / {print; exit}')

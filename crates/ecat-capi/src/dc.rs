@@ -14,7 +14,6 @@
 //! bus uses `ecrt_master_reference_clock_time`, as IgH documents. Nothing here allocates.
 
 use crate::ffi::{arg, arg_mut, errno, guard};
-use crate::log;
 use crate::master::Master;
 use crate::slave_config::{DcSettings, SlaveConfig};
 
@@ -51,6 +50,9 @@ pub unsafe extern "C" fn ecrt_master_application_time(master: *mut Master, app_t
         };
         // SAFETY: IgH's threading rule.
         unsafe { m.inner() }.app_time = app_time;
+        if let Some(c) = &m.control {
+            c.set_app_time(app_time);
+        }
         0
     })
 }
@@ -164,13 +166,8 @@ pub unsafe extern "C" fn ecrt_slave_config_dc(
         let Some(s) = (unsafe { arg_mut(sc, F, "sc") }) else {
             return errno::EINVAL;
         };
+        // IgH ignores sync1_shift too: 0x09A4 carries the SYNC1 cycle only.
         let _ = sync1_shift;
-        if sync1_cycle != 0 && assign_activate & 0x0400 != 0 {
-            log!(
-                "{F}: SYNC1 is not programmed yet; {} gets SYNC0 only",
-                s.name()
-            );
-        }
         s.dc = Some(DcSettings {
             assign_activate,
             sync0_cycle,

@@ -15,6 +15,10 @@
 //!   (`ecrt_slave_config_dc`), with the reference clock as the time master (see [`crate::dc`]);
 //!   SYNC0 runs on exactly the SubDevices whose configuration asked for it (IgH), with the
 //!   cycle and shift of the first such configuration.
+//! - SYNC1: a configuration whose AssignActivate activates SYNC1 (0x0400) gets its
+//!   `sync1_cycle` written into 0x09A4 with the SYNC0 cycle (IgH ignores `sync1_shift`).
+//! - Watchdog: `ecrt_slave_config_watchdog`'s non-zero divider and intervals are written to
+//!   0x0400 and 0x0420 in INIT, every time the SubDevice is configured.
 //! - Each C domain's regions are matched to ecat's regions to build the copy lists.
 
 use crate::domain::{Copy, Domain};
@@ -122,6 +126,8 @@ pub fn activate(m: &Master, inner: &mut Inner) -> Result<(), String> {
             return Err(format!("activation failed: {e}"));
         }
     };
+    // First (it replaces a SubDevice's transition commands; the register writes below are
+    // put in front of them).
     for (p, cmds) in safeop_idns.into_iter().enumerate() {
         if !cmds.is_empty() {
             rt.set_transition_cmds(p, cmds);
@@ -130,6 +136,16 @@ pub fn activate(m: &Master, inner: &mut Inner) -> Result<(), String> {
     for (p, &l) in limited.iter().enumerate() {
         if l {
             rt.limit_state(p, AlState::PreOp);
+        }
+    }
+    for sc in &scs {
+        let Some(p) = sc.attached else { continue };
+        let writes = watchdog_writes(sc.watchdog);
+        if !writes.is_empty() {
+            rt.set_register_writes(p, writes);
+        }
+        if let Some(dc) = sc.dc.filter(|d| d.assign_activate & 0x0400 != 0) {
+            rt.set_sync1(p, dc.sync1_cycle);
         }
     }
     // Copy lists per C domain.
@@ -172,6 +188,30 @@ pub fn activate(m: &Master, inner: &mut Inner) -> Result<(), String> {
     if let Ok(mut c) = m.sdo_client.lock() {
         *c = Some(rt.sdo_client());
     }
-    inner.phase = Phase::Active(Box::new(rt));
+    let mut rt = Box::new(rt);
+    if let Some(c) = &m.control {
+        c.attach(&mut rt);
+        c.set_configs(crate::control::records(&scs));
+    }
+    inner.phase = Phase::Active(rt);
     Ok(())
+}
+
+/// IgH's `ecrt_slave_config_watchdog`: a non-zero divider goes to 0x0400, non-zero intervals
+/// to the process data watchdog 0x0420 (0 keeps the SubDevice's default).
+pub fn watchdog_writes((divider, intervals): (u16, u16)) -> Vec<(u16, Vec<u8>)> {
+    let mut w = Vec::new();
+    if divider != 0 {
+        w.push((
+            ecat_wire::register::WATCHDOG_DIVIDER,
+            divider.to_le_bytes().to_vec(),
+        ));
+    }
+    if intervals != 0 {
+        w.push((
+            ecat_wire::register::WATCHDOG_PD,
+            intervals.to_le_bytes().to_vec(),
+        ));
+    }
+    w
 }

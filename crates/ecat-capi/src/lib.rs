@@ -11,6 +11,7 @@
 //! - [`ffi`]: the FFI guard (no panic crosses into C) and the `ecat:` log line;
 //! - [`link_config`]: which link master N uses (environment, `/etc/ecat.conf`);
 //! - [`master`]: `ec_master_t`, request/release, activation, send/receive, state, info;
+//! - [`control`]: the control socket the `ecat` tool talks to beside the application;
 //! - [`info`]: `ecrt_master_get_slave` / `_sync_manager` / `_pdo` / `_pdo_entry`;
 //! - [`sdo`]: blocking SDO access through the master;
 //! - [`slave_config`]: `ec_slave_config_t`, its state, flags and timeouts;
@@ -34,6 +35,7 @@
 #![warn(missing_docs)]
 
 pub mod abi;
+pub mod control;
 pub mod dc;
 pub mod domain;
 pub mod ffi;

@@ -74,6 +74,8 @@ pub struct Master {
     pub slave_count: AtomicUsize,
     /// `pthread_self()` of the thread that called `ecrt_master_send` last (0 = none yet).
     pub cyclic_thread: AtomicU64,
+    /// The control socket the `ecat` tool talks to (`None` if it could not be made).
+    pub control: Option<ecat::control::Server>,
 }
 
 impl Master {
@@ -191,6 +193,7 @@ fn open_link(index: u32, reserve: bool) -> *mut Master {
     };
     let (subdevices, defaults) = scan_idle(&mut md, &spec);
     let slave_count = AtomicUsize::new(subdevices.len());
+    let control = crate::control::start(index, &spec, &subdevices);
     let m = Master {
         index,
         spec,
@@ -209,6 +212,7 @@ fn open_link(index: u32, reserve: bool) -> *mut Master {
         sdo_client: Mutex::new(None),
         slave_count,
         cyclic_thread: AtomicU64::new(0),
+        control,
     };
     Box::into_raw(Box::new(m))
 }
@@ -617,6 +621,10 @@ pub unsafe extern "C" fn ecrt_master_deactivate(master: *mut Master) -> i32 {
         let mut md = MainDevice::with_link(rt.into_link());
         let (subs, defaults) = scan_idle(&mut md, &m.spec);
         m.slave_count.store(subs.len(), Ordering::Relaxed);
+        if let Some(c) = &m.control {
+            c.set_idle(&subs);
+            c.set_configs(Vec::new());
+        }
         inner.subdevices = subs;
         inner.defaults = defaults;
         inner.phase = Phase::Idle(Box::new(md));

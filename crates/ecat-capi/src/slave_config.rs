@@ -263,7 +263,8 @@ pub(crate) fn idle_or(sc: &SlaveConfig, f: &str) -> bool {
     }
 }
 
-/// Watchdog divider and intervals (recorded; ecat keeps the SubDevice's watchdog defaults).
+/// Watchdog divider (0x0400) and process data watchdog intervals (0x0420), written at
+/// activation every time the SubDevice is configured; 0 keeps the SubDevice's default.
 ///
 /// # Safety
 /// `sc` NULL or a live configuration.
@@ -276,11 +277,9 @@ pub unsafe extern "C" fn ecrt_slave_config_watchdog(
     const F: &str = "ecrt_slave_config_watchdog";
     guard(F, errno::EINVAL, || {
         let sc = sc_or!(sc, F, errno::EINVAL);
-        if watchdog_divider != 0 || watchdog_intervals != 0 {
-            log!(
-                "{F}: ecat does not write watchdog registers yet; {} keeps its default watchdog",
-                sc.name()
-            );
+        if sc.master().is_active() {
+            log!("{F}: configure the watchdog before ecrt_master_activate");
+            return errno::EBUSY;
         }
         sc.watchdog = (watchdog_divider, watchdog_intervals);
         0

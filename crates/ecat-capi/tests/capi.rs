@@ -121,6 +121,11 @@ fn dc_calls_and_sync_monitor_within_100_ns() {
 }
 
 #[test]
+fn sync1_and_watchdog_are_written() {
+    c_test("sync1_watchdog", Some("sim:dc8"));
+}
+
+#[test]
 fn emergency_reaches_the_ring() {
     c_test("emergency", Some("sim:servo"));
 }

@@ -106,6 +106,7 @@ fn run_example(name: &str, link: &str) {
             .env("ECAT_MASTER0", link)
             .env("LD_LIBRARY_PATH", &libdir)
             .env("ECAT_CONF", "/nonexistent")
+            .env("ECAT_CONTROL_DIR", common::control_dir())
             .output()
             .unwrap();
         let text = format!(

@@ -49,6 +49,11 @@ pub struct BusArgs {
         value_name = "LINK"
     )]
     pub interface: Option<String>,
+    /// Talk to the application holding master N (its control socket) instead of opening the
+    /// link: the request rides in the application's frames (IgH: `ethercat -m N`); with
+    /// `ecat run`: serve the control socket as master N
+    #[arg(short = 'm', long = "master", value_name = "N")]
+    pub master: Option<u32>,
     /// ESI directory to name SubDevices, PDOs and objects from where the SubDevice itself
     /// does not (repeatable; added to ECAT_ESI_PATH)
     #[arg(long = "esi-dir", value_name = "DIR")]
@@ -56,6 +61,18 @@ pub struct BusArgs {
 }
 
 impl BusArgs {
+    /// The running application to talk to: the one holding master `-m N` (an error if none
+    /// does), else the one whose master uses the `-i` link, if any serves a control socket.
+    pub fn remote(&self) -> Result<Option<ecat::control::Client>, ecat::Error> {
+        if let Some(n) = self.master {
+            return ecat::control::Client::connect(n).map(Some);
+        }
+        match &self.interface {
+            Some(i) if !i.starts_with("sim:") => Ok(ecat::control::Client::find_link(i)),
+            _ => Ok(None),
+        }
+    }
+
     /// The link to open; says so on stderr when falling back to the simulated network.
     pub fn link(&self) -> String {
         match &self.interface {
@@ -132,6 +149,13 @@ enum Command {
     Replay(cmd::replay::Args),
     /// Measure ecat against the veth floor, a bare timer and ethercrab, in one table (root).
     Bench(cmd::bench::Args),
+    /// Show the master: phase, link, frame counters and rates, DC times (IgH: `ethercat
+    /// master`); with -m N the running application's.
+    Master(cmd::master::Args),
+    /// Show the running application's slave configurations (IgH: `ethercat config`).
+    Config(cmd::master::ConfigArgs),
+    /// Print the version (IgH: `ethercat version`).
+    Version,
     /// Check this host for real-time EtherCAT: kernel, CPU power management, IRQs, limits.
     Doctor(cmd::doctor::Args),
 }
@@ -170,6 +194,9 @@ fn main() -> ExitCode {
         Command::Doctor(a) => cmd::doctor::run(a),
         Command::Replay(a) => cmd::replay::run(a),
         Command::Bench(a) => cmd::bench::run(a),
+        Command::Master(a) => cmd::master::master(a),
+        Command::Config(a) => cmd::master::config(a),
+        Command::Version => cmd::master::version(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -213,19 +213,24 @@ impl Domain {
     }
     /// Evaluate the received WKCs into the domain state (IgH: `ecrt_domain_process`).
     pub fn process(&mut self) -> DomainState {
+        self.state = self.evaluate();
+        self.state
+    }
+
+    /// The state the WKCs received so far give, without recording it.
+    pub fn evaluate(&self) -> DomainState {
         let exact = self
             .plans
             .iter()
             .zip(&self.wkc)
             .all(|(p, &w)| w == p.expected_wkc);
-        self.state = if exact {
+        if exact {
             DomainState::Complete
         } else if self.wkc() == 0 {
             DomainState::Zero
         } else {
             DomainState::Incomplete
-        };
-        self.state
+        }
     }
 }
 

@@ -16,6 +16,7 @@
 //! - [`runtime`]: the activated MainDevice (receive / process / send);
 //! - [`cycle`], [`perf`]: the real-time loop and the figures it measures;
 //! - [`eni`]: running a bus from an ENI file (checks, layout, init commands, variables);
+//! - [`control`]: the control socket the `ecat` tool uses beside a running application;
 //! - [`maindevice`]: the façade the CLI and applications use.
 
 #![warn(missing_docs)]
@@ -26,6 +27,7 @@ pub mod capture_read;
 pub mod cia402;
 pub mod clock;
 pub mod config;
+pub mod control;
 pub mod cycle;
 pub mod cyclic;
 pub mod dc;

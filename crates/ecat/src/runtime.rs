@@ -196,6 +196,8 @@ pub struct Runtime {
     /// The reference clock's time as of the last send (seen, or extrapolated when lost).
     last_dc_time: Option<u64>,
     last_send: u64,
+    /// The control socket's endpoint (see [`crate::control`]), served once per send.
+    control: Option<crate::control::shared::Endpoint>,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -343,6 +345,7 @@ impl Runtime {
             correction_ns: 0,
             last_dc_time: None,
             last_send: 0,
+            control: None,
         })
     }
 
@@ -416,6 +419,33 @@ impl Runtime {
     /// [`Supervisor::set_limit`]).
     pub fn limit_state(&mut self, position: usize, limit: AlState) {
         self.supervisor.set_limit(position, limit);
+    }
+
+    /// Register writes (address, data) made on the SubDevice at `position` in INIT every time
+    /// it is configured, e.g. watchdog settings (see [`Supervisor::set_register_writes`]).
+    /// Call before the first send.
+    pub fn set_register_writes(&mut self, position: usize, writes: Vec<(u16, Vec<u8>)>) {
+        self.supervisor.set_register_writes(position, writes);
+    }
+
+    /// The SYNC1 cycle register value for the SubDevice at `position` (see
+    /// [`Supervisor::set_sync1`]). Call before the first send.
+    pub fn set_sync1(&mut self, position: usize, cycle_ns: u32) {
+        self.supervisor.set_sync1(position, cycle_ns);
+    }
+
+    /// Install (or remove) the control socket's endpoint; [`crate::control::Server::attach`]
+    /// does this.
+    pub fn set_control(&mut self, endpoint: Option<crate::control::shared::Endpoint>) {
+        self.control = endpoint;
+    }
+
+    /// Serve the control socket `ecat` talks to (`ecat slaves -m INDEX`, ...) while this
+    /// runtime cycles; keep the returned server alive as long as it should be served.
+    pub fn serve_control(&mut self, index: u32) -> Result<crate::control::Server> {
+        let server = crate::control::Server::start(index, self.link.name())?;
+        server.attach(self);
+        Ok(server)
     }
 
     /// The acyclic frame engine: datagrams submitted here ride in the next
@@ -526,6 +556,9 @@ impl Runtime {
             self.cycle,
             &mut self.mailbox_counters,
         );
+        if let Some(c) = &self.control {
+            c.publish(self);
+        }
         Ok(())
     }
 
@@ -600,6 +633,10 @@ impl Runtime {
     /// Advance the supervisor and send at most one acyclic frame (second part of
     /// [`Runtime::send`]).
     pub fn send_acyclic(&mut self) -> Result<()> {
+        if let Some(mut c) = self.control.take() {
+            c.step(self);
+            self.control = Some(c);
+        }
         let now = self.clock.now_ns();
         self.supervisor.poll(
             &mut self.engine,

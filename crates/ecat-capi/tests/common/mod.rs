@@ -100,10 +100,18 @@ pub fn compile(sources: &[PathBuf], out: &Path, extra: &[&str]) {
     );
 }
 
-/// Run a program with `ECAT_MASTER0=link` (no other ECAT_ variables, no /etc/ecat.conf).
+/// A control socket directory of this test process's own (test programs run side by side
+/// would otherwise compete for `/run/ecat/master0.sock`), under the target directory.
+pub fn control_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("ctl{}", std::process::id()))
+}
+
+/// Run a program with `ECAT_MASTER0=link` (no other ECAT_ variables, no /etc/ecat.conf; its
+/// control socket in [`control_dir`]).
 pub fn run(exe: &Path, link: Option<&str>, args: &[&str]) -> Output {
     let mut c = Command::new(exe);
     c.args(args)
+        .env("ECAT_CONTROL_DIR", control_dir())
         .env_remove("ECAT_INTERFACE")
         .env_remove("ECAT_MASTER0")
         .env_remove("ECAT_MASTER1")

@@ -2,12 +2,11 @@
 //! (`-p POSITION`, `-t TYPE`). Without `-t`, upload asks the SubDevice for the entry's data
 //! type over SDO Information and falls back to hex bytes.
 
-use super::{open_and_scan, CmdResult};
+use super::{CmdResult, Target};
 use crate::datatype::{hex, DataType};
 use crate::select::{parse_u16, Select};
 use crate::BusArgs;
 use ecat::mailbox::sdo::SdoOp;
-use ecat::MainDevice;
 use ecat_wire::coe::info::{
     value_info, EntryDescriptionRepr, ObjectAccess, ObjectDescriptionRepr, OdListType,
 };
@@ -77,7 +76,7 @@ fn subindex(v: u16) -> Result<u8, String> {
 }
 
 /// The entry's data type from the object dictionary, if the SubDevice tells it.
-fn dictionary_type(md: &mut MainDevice, pos: usize, index: u16, sub: u8) -> Option<DataType> {
+fn dictionary_type(md: &mut Target, pos: usize, index: u16, sub: u8) -> Option<DataType> {
     let op = SdoOp::EntryDescription {
         index,
         subindex: sub,
@@ -90,10 +89,17 @@ fn dictionary_type(md: &mut MainDevice, pos: usize, index: u16, sub: u8) -> Opti
 
 /// Run `ecat upload`.
 pub fn upload(a: UploadArgs) -> CmdResult {
-    let mut md = open_and_scan(&a.bus)?;
+    let mut md = Target::open(&a.bus)?;
     let pos = a.select.resolve_one(md.subdevices())?;
     let sub = subindex(a.subindex)?;
-    let data = md.sdo_upload(pos, a.index, sub, a.complete_access)?;
+    let data = md.sdo(
+        pos,
+        SdoOp::Upload {
+            index: a.index,
+            subindex: sub,
+            complete_access: a.complete_access,
+        },
+    )?;
     let dtype = match a.dtype {
         Some(t) => Some(t),
         None if !a.complete_access => dictionary_type(&mut md, pos, a.index, sub),
@@ -109,7 +115,7 @@ pub fn upload(a: UploadArgs) -> CmdResult {
 /// Run `ecat download`.
 pub fn download(a: DownloadArgs) -> CmdResult {
     let sub = subindex(a.subindex)?;
-    let mut md = open_and_scan(&a.bus)?;
+    let mut md = Target::open(&a.bus)?;
     let pos = a.select.resolve_one(md.subdevices())?;
     let data = match (&a.file, &a.value) {
         (Some(f), None) => {
@@ -134,7 +140,15 @@ pub fn download(a: DownloadArgs) -> CmdResult {
     if data.is_empty() {
         return Err("nothing to write: the value is empty".into());
     }
-    md.sdo_download(pos, a.index, sub, a.complete_access, &data)?;
+    md.sdo(
+        pos,
+        SdoOp::Download {
+            index: a.index,
+            subindex: sub,
+            complete_access: a.complete_access,
+            data,
+        },
+    )?;
     Ok(())
 }
 
@@ -196,7 +210,7 @@ fn esi_sdos(dict: &ecat_config::esi::Dictionary, quiet: bool) -> String {
 
 /// Run `ecat sdos`.
 pub fn sdos(a: SdosArgs) -> CmdResult {
-    let mut md = open_and_scan(&a.bus)?;
+    let mut md = Target::open(&a.bus)?;
     let pos = a.select.resolve_one(md.subdevices())?;
     let list = match md.sdo(
         pos,

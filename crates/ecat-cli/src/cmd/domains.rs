@@ -4,6 +4,7 @@
 use super::{open_and_scan, CmdResult};
 use crate::BusArgs;
 use ecat::config::Direction;
+use ecat::control::protocol::DomainRecord;
 use ecat::runtime::{Activation, Runtime};
 use ecat_wire::al::AlState;
 
@@ -44,42 +45,91 @@ fn activate(bus: &BusArgs) -> Result<(Runtime, Vec<ecat::SubDevice>), Box<dyn st
 
 /// Run `ecat domains`.
 pub fn domains(a: DomainsArgs) -> CmdResult {
+    if let Some(mut c) = a.bus.remote()? {
+        let subs = c.subdevices()?;
+        let doms = c.domains()?;
+        print_domains(&doms, &subs, a.verbose);
+        let m = c.master()?;
+        let (frames, bytes) = m.cyclic_layout;
+        println!("Cyclic frames: {frames} per cycle, {bytes} bytes");
+        return Ok(());
+    }
     let (rt, subs) = activate(&a.bus)?;
-    for d in rt.domains() {
+    let doms: Vec<DomainRecord> = rt.domains().iter().map(DomainRecord::from).collect();
+    print_domains(&doms, &subs, a.verbose);
+    let (frames, bytes) = rt.frame_layout();
+    println!("Cyclic frames: {frames} per cycle, {bytes} bytes");
+    Ok(())
+}
+
+fn direction(d: Direction, output: &'static str, input: &'static str) -> &'static str {
+    match d {
+        Direction::Output => output,
+        Direction::Input => input,
+    }
+}
+
+fn print_domains(doms: &[DomainRecord], subs: &[ecat::SubDevice], verbose: bool) {
+    for d in doms {
         println!(
             "Domain{}: LogBaseAddr 0x{:08x}, Size {:>4}, WorkingCounter {}/{}",
             d.index,
             d.logical_base,
-            d.size(),
-            d.wkc(),
-            d.expected_wkc()
+            d.image.len(),
+            d.wkc.0,
+            d.wkc.1
         );
-        for p in &d.plans {
+        for p in d.plans() {
             println!(
                 "  {} 0x{:08x} {} bytes (image offset {}), expected WKC {}",
                 p.command, p.logical, p.len, p.offset, p.expected_wkc
             );
         }
-        if a.verbose {
-            for r in &d.regions {
-                let s = &subs[r.position as usize];
+        if verbose {
+            for r in d.regions() {
+                let name = subs.get(r.position as usize).map_or("", |s| &s.name);
                 println!(
                     "  SubDevice {:<3} SM{} {:<6} offset {:>4} len {:>4}  {}",
                     r.position,
                     r.sm,
-                    match r.direction {
-                        Direction::Output => "output",
-                        Direction::Input => "input",
-                    },
+                    direction(r.direction, "output", "input"),
                     r.offset,
                     r.len,
-                    s.name
+                    name
                 );
             }
         }
     }
-    let (frames, bytes) = rt.frame_layout();
-    println!("Cyclic frames: {frames} per cycle, {bytes} bytes");
+}
+
+/// `ecat data` for one domain: raw binary, or annotated per SubDevice under `title`.
+fn print_data(d: &DomainRecord, subs: &[ecat::SubDevice], binary: bool, title: &str) -> CmdResult {
+    if binary {
+        use std::io::Write;
+        std::io::stdout().write_all(&d.image)?;
+        return Ok(());
+    }
+    println!(
+        "Domain{} {title}: {} (WKC {}/{})",
+        d.index, d.state, d.wkc.0, d.wkc.1
+    );
+    for r in d.regions() {
+        let bytes: Vec<String> = d
+            .image
+            .get(r.range())
+            .unwrap_or_default()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        println!(
+            "  {:>4}  SubDevice {:<2} {:<6} {:<24} {}",
+            r.offset,
+            r.position,
+            direction(r.direction, "out", "in"),
+            subs.get(r.position as usize).map_or("", |s| &s.order),
+            bytes.join(" ")
+        );
+    }
     Ok(())
 }
 
@@ -88,53 +138,42 @@ pub fn data(a: DataArgs) -> CmdResult {
     if let Some(path) = &a.eni {
         return data_eni(&a, path);
     }
+    if let Some(mut c) = a.bus.remote()? {
+        let subs = c.subdevices()?;
+        let doms = c.domains()?;
+        let cycles = c.master()?.cycles;
+        let d = doms
+            .get(a.domain)
+            .ok_or_else(|| no_domain(a.domain, doms.len()))?;
+        return print_data(
+            d,
+            &subs,
+            a.binary,
+            &format!("of master {} at cycle {cycles}", c.hello().master),
+        );
+    }
     let (mut rt, subs) = activate(&a.bus)?;
     if a.domain >= rt.domains().len() {
-        return Err(format!(
-            "there is no domain {} (there are {})",
-            a.domain,
-            rt.domains().len()
-        )
-        .into());
+        return Err(no_domain(a.domain, rt.domains().len()).into());
     }
     rt.run_until_state(AlState::Op, 1_000_000, 10_000)?;
     for _ in 0..a.cycles {
         rt.tx_rx(1_000_000)?;
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
-    let d = rt.domain(a.domain);
-    if a.binary {
-        use std::io::Write;
-        std::io::stdout().write_all(d.image())?;
-        return Ok(());
-    }
-    println!(
-        "Domain{} after {} cycles in OP: {} (WKC {}/{})",
-        d.index,
-        a.cycles,
-        d.state().name(),
-        d.wkc(),
-        d.expected_wkc()
-    );
-    for r in &d.regions {
-        let bytes: Vec<String> = d.image()[r.range()]
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        println!(
-            "  {:>4}  SubDevice {:<2} {:<6} {:<24} {}",
-            r.offset,
-            r.position,
-            match r.direction {
-                Direction::Output => "out",
-                Direction::Input => "in",
-            },
-            subs[r.position as usize].order,
-            bytes.join(" ")
-        );
-    }
+    let d = DomainRecord::from(rt.domain(a.domain));
+    print_data(
+        &d,
+        &subs,
+        a.binary,
+        &format!("after {} cycles in OP", a.cycles),
+    )?;
     rt.run_until_state(AlState::Init, 1_000_000, 5_000)?;
     Ok(())
+}
+
+fn no_domain(n: usize, count: usize) -> String {
+    format!("there is no domain {n} (there are {count})")
 }
 
 /// `ecat data --eni FILE`: the bus configured from the ENI, every variable by name.

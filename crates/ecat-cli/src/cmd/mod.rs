@@ -9,6 +9,7 @@ pub mod domains;
 pub mod eni;
 pub mod eni_run;
 pub mod graph;
+pub mod master;
 pub mod mbx;
 pub mod pdos;
 pub mod reg;
@@ -24,14 +25,97 @@ pub mod tap;
 pub mod xml;
 
 use crate::BusArgs;
-use ecat::MainDevice;
+use ecat::control::Client;
+use ecat::mailbox::sdo::SdoOp;
+use ecat::{MainDevice, SubDevice};
 
 /// The error type of every command: printed as `ecat: <sentence>`.
 pub type CmdResult = Result<(), Box<dyn std::error::Error>>;
 
 /// Open the link and scan the bus.
 pub fn open_and_scan(bus: &BusArgs) -> Result<MainDevice, Box<dyn std::error::Error>> {
+    refuse_held_link(bus)?;
     let mut md = MainDevice::open(&bus.link())?;
     md.scan()?;
     Ok(md)
+}
+
+/// Commands that open the link themselves must not run beside an application on it: a second
+/// MainDevice would disturb its cycle.
+pub fn refuse_held_link(bus: &BusArgs) -> Result<(), Box<dyn std::error::Error>> {
+    if let Some(n) = bus.master {
+        return Err(format!(
+            "this command opens the link itself and cannot go through master {n}'s application; \
+             through -m work: slaves, upload, download, sdos, reg, sii read, states, domains, data, pdos, master, config"
+        )
+        .into());
+    }
+    if let Some(c) = bus.remote()? {
+        let h = c.hello();
+        return Err(format!(
+            "process {} holds master {} on {}; a second MainDevice would disturb its cycle: use -m {} with a command that supports it",
+            h.pid, h.master, h.link, h.master
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// What a command talks to: its own MainDevice on the link, or a running application's
+/// master through its control socket (`-m N`, or the `-i` link an application holds).
+pub enum Target {
+    /// This process opened the link and scanned.
+    Local(MainDevice),
+    /// A running application's master.
+    Remote(Client, Vec<SubDevice>),
+}
+
+impl Target {
+    /// The application's master if there is one for these options, else open and scan.
+    pub fn open(bus: &BusArgs) -> Result<Target, Box<dyn std::error::Error>> {
+        match bus.remote()? {
+            Some(mut c) => {
+                let subs = c.subdevices()?;
+                Ok(Target::Remote(c, subs))
+            }
+            None => Ok(Target::Local(open_and_scan(bus)?)),
+        }
+    }
+
+    /// The SubDevices.
+    pub fn subdevices(&self) -> &[SubDevice] {
+        match self {
+            Target::Local(md) => md.subdevices(),
+            Target::Remote(_, s) => s,
+        }
+    }
+
+    /// An SDO transfer.
+    pub fn sdo(&mut self, position: usize, op: SdoOp) -> ecat::Result<Vec<u8>> {
+        match self {
+            Target::Local(md) => md.sdo(position, op),
+            Target::Remote(c, _) => c.sdo(position, &op),
+        }
+    }
+
+    /// Read ESC memory.
+    pub fn read_memory(
+        &mut self,
+        position: usize,
+        address: u16,
+        len: usize,
+    ) -> ecat::Result<Vec<u8>> {
+        match self {
+            Target::Local(md) => md.read_memory(position, address, len),
+            Target::Remote(c, _) => c.read_memory(position, address, len),
+        }
+    }
+
+    /// Write ESC memory.
+    pub fn write_memory(&mut self, position: usize, address: u16, data: &[u8]) -> ecat::Result<()> {
+        match self {
+            Target::Local(md) => md.write_memory(position, address, data),
+            Target::Remote(c, _) => c.write_memory(position, address, data),
+        }
+    }
 }

@@ -67,16 +67,45 @@ pub(crate) fn configs(
     Ok(out)
 }
 
+/// The SubDevices (named from the ESI library where it knows them), the chosen positions and
+/// their PDO configurations: a running application's (`-m N`: what it configured), else read
+/// from the bus.
+type Chosen = (Vec<SubDevice>, Vec<usize>, Vec<(usize, SubDeviceConfig)>);
+
+fn chosen(a: &Args) -> Result<Chosen, Box<dyn std::error::Error>> {
+    let (mut subs, positions, cs) = match a.bus.remote()? {
+        Some(mut c) => {
+            let subs = c.subdevices()?;
+            let positions = a.select.resolve(&subs)?;
+            let all = c.pdos()?;
+            let cs = positions
+                .iter()
+                .map(|&p| (p, all.get(p).cloned().unwrap_or_default()))
+                .collect();
+            (subs, positions, cs)
+        }
+        None => {
+            let mut md = open_and_scan(&a.bus)?;
+            let positions = a.select.resolve(md.subdevices())?;
+            let cs = configs(&mut md, &positions)?;
+            (md.subdevices().to_vec(), positions, cs)
+        }
+    };
+    if let Some(lib) = crate::esi_fill::library(&a.bus.esi_dir) {
+        for &p in &positions {
+            if let Some(d) = crate::esi_fill::lookup(&lib, &subs[p]) {
+                crate::esi_fill::fill(&mut subs[p], &d);
+            }
+        }
+    }
+    Ok((subs, positions, cs))
+}
+
 /// Run `ecat pdos`.
 pub fn pdos(a: Args) -> CmdResult {
-    let mut md = open_and_scan(&a.bus)?;
-    let positions = a.select.resolve(md.subdevices())?;
-    let lib = crate::esi_fill::library(&a.bus.esi_dir);
-    for (p, c) in configs(&mut md, &positions)? {
-        let mut s = md.subdevices()[p].clone();
-        if let Some(d) = lib.as_ref().and_then(|l| crate::esi_fill::lookup(l, &s)) {
-            crate::esi_fill::fill(&mut s, &d);
-        }
+    let (subs, positions, cs) = chosen(&a)?;
+    for (p, c) in cs {
+        let s = &subs[p];
         if positions.len() > 1 {
             println!("=== SubDevice {p} ({}) ===", s.name);
         }
@@ -94,7 +123,7 @@ pub fn pdos(a: Args) -> CmdResult {
                     println!(
                         "  {kind} 0x{:04x} \"{}\"",
                         pdo.index,
-                        pdo_name(&s, pdo.index)
+                        pdo_name(s, pdo.index)
                     );
                     for e in &pdo.entries {
                         println!(
@@ -102,7 +131,7 @@ pub fn pdos(a: Args) -> CmdResult {
                             e.index,
                             e.subindex,
                             e.bits,
-                            entry_name(&s, pdo.index, e.index, e.subindex)
+                            entry_name(s, pdo.index, e.index, e.subindex)
                         );
                     }
                 }
@@ -114,15 +143,9 @@ pub fn pdos(a: Args) -> CmdResult {
 
 /// Run `ecat cstruct`.
 pub fn cstruct(a: Args) -> CmdResult {
-    let mut md = open_and_scan(&a.bus)?;
-    let positions = a.select.resolve(md.subdevices())?;
-    let lib = crate::esi_fill::library(&a.bus.esi_dir);
-    for (p, c) in configs(&mut md, &positions)? {
-        let mut s = md.subdevices()[p].clone();
-        if let Some(d) = lib.as_ref().and_then(|l| crate::esi_fill::lookup(l, &s)) {
-            crate::esi_fill::fill(&mut s, &d);
-        }
-        print!("{}", c_arrays(&s, &c));
+    let (subs, _, cs) = chosen(&a)?;
+    for (p, c) in cs {
+        print!("{}", c_arrays(&subs[p], &c));
     }
     Ok(())
 }

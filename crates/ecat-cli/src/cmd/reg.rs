@@ -1,7 +1,7 @@
 //! `ecat reg read|write`: ESC register and memory access (IgH: `ethercat reg_read` /
 //! `reg_write`, with `-p POSITION` and `-t TYPE`).
 
-use super::{open_and_scan, CmdResult};
+use super::{CmdResult, Target};
 use crate::datatype::{hex, DataType};
 use crate::select::{parse_u16, Select};
 use crate::BusArgs;
@@ -75,7 +75,7 @@ fn read(a: ReadArgs) -> CmdResult {
         )
         .into());
     }
-    let mut md = open_and_scan(&a.bus)?;
+    let mut md = Target::open(&a.bus)?;
     let positions = a.select.resolve(md.subdevices())?;
     let many = positions.len() > 1;
     for p in positions {
@@ -106,7 +106,7 @@ fn write(a: WriteArgs) -> CmdResult {
         )
         .into());
     }
-    let mut md = open_and_scan(&a.bus)?;
+    let mut md = Target::open(&a.bus)?;
     let positions = a.select.resolve(md.subdevices())?;
     for p in positions {
         md.write_memory(p, a.address, &data)?;

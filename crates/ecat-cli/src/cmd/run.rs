@@ -219,6 +219,18 @@ pub fn run(mut a: Args) -> CmdResult {
         }
     };
     describe_layout(&rt);
+    // `-m N`: be master N for the ecat tool (`ecat slaves -m N`, `ecat data -m N`, ...).
+    let _control = match a.bus.master {
+        Some(n) => {
+            let c = rt.serve_control(n)?;
+            println!(
+                "control socket: {} (ecat slaves -m {n}, ecat data -m {n}, ...)",
+                c.path().display()
+            );
+            Some(c)
+        }
+        None => None,
+    };
     let t1 = Instant::now();
     let bringup = rt.run_until_state(AlState::Op, a.cycle, 10_000_000_000 / a.cycle.max(1));
     print_events(&mut rt);

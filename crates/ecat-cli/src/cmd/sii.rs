@@ -3,7 +3,7 @@
 //! an image from an ESI file (see `sii_build`), `ecat sii write` writes one into a
 //! SubDevice's EEPROM (IgH: `ethercat sii_write`, see `sii_write`).
 
-use super::{open_and_scan, CmdResult};
+use super::{CmdResult, Target};
 use crate::select::Select;
 use crate::BusArgs;
 use ecat_wire::sii::{
@@ -46,7 +46,7 @@ pub fn run(c: Command) -> CmdResult {
 }
 
 fn read(a: ReadArgs) -> CmdResult {
-    let md = open_and_scan(&a.bus)?;
+    let md = Target::open(&a.bus)?;
     let pos = a.select.resolve_one(md.subdevices())?;
     let image = &md.subdevices()[pos].sii;
     if a.verbose {

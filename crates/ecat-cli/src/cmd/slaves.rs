@@ -24,16 +24,23 @@ pub struct Args {
 
 /// Run `ecat slaves`.
 pub fn run(mut a: Args) -> CmdResult {
-    let mut md = a.tap.open(&a.bus.link())?;
-    md.scan()?;
-    if a.verbose {
-        // Measure the DC topology and delays (no drift compensation) to show them.
-        md.configure_dc(ecat::dc::setup::DcOptions {
-            static_datagrams: 0,
-            per_frame: 1,
-        })?;
-    }
-    let mut owned = md.subdevices().to_vec();
+    let mut owned = match a.bus.remote()? {
+        // The application's view (DC delays as its setup measured them).
+        Some(mut c) => c.subdevices()?,
+        None => {
+            super::refuse_held_link(&a.bus)?;
+            let mut md = a.tap.open(&a.bus.link())?;
+            md.scan()?;
+            if a.verbose {
+                // Measure the DC topology and delays (no drift compensation) to show them.
+                md.configure_dc(ecat::dc::setup::DcOptions {
+                    static_datagrams: 0,
+                    per_frame: 1,
+                })?;
+            }
+            md.subdevices().to_vec()
+        }
+    };
     if let Some(lib) = crate::esi_fill::library(&a.bus.esi_dir) {
         crate::esi_fill::fill_all(&mut owned, &lib);
     }

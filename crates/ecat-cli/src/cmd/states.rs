@@ -33,9 +33,12 @@ fn parse_state(s: &str) -> Result<AlState, String> {
 
 /// Run `ecat states`.
 pub fn run(a: Args) -> CmdResult {
+    let timeout = Duration::from_secs_f64(a.timeout.max(0.0));
+    if let Some(c) = a.bus.remote()? {
+        return remote(c, &a, timeout);
+    }
     let mut md = open_and_scan(&a.bus)?;
     let chosen = a.select.resolve(md.subdevices())?;
-    let timeout = Duration::from_secs_f64(a.timeout.max(0.0));
     if matches!(a.state, AlState::SafeOp | AlState::Op) {
         return process_data_state(md, &chosen, a.state, timeout);
     }
@@ -79,6 +82,44 @@ fn process_data_state(
     result?;
     if state == AlState::Op {
         eprintln!("note: nothing cycles after this command ends, so SubDevices with a SyncManager watchdog fall back to SAFEOP+ERR (0x001B); use `ecat run` to stay in OP");
+    }
+    Ok(())
+}
+
+/// Through a running application: its supervisor takes the chosen SubDevices to the state
+/// (and keeps them there); wait until they are there.
+fn remote(mut c: ecat::control::Client, a: &Args, timeout: Duration) -> CmdResult {
+    let subs = c.subdevices()?;
+    let chosen = a.select.resolve(&subs)?;
+    let all = chosen.len() == subs.len();
+    c.request_state(if all { &[] } else { &chosen }, a.state)?;
+    let until = std::time::Instant::now() + timeout;
+    let subs = loop {
+        let subs = c.subdevices()?;
+        let there = chosen
+            .iter()
+            .all(|&i| subs[i].al_status.state() == Some(a.state));
+        if there || std::time::Instant::now() >= until {
+            break subs;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    for &i in &chosen {
+        println!("{}", list_line(&subs, i));
+    }
+    let behind: Vec<String> = chosen
+        .iter()
+        .filter(|&&i| subs[i].al_status.state() != Some(a.state))
+        .map(|&i| format!("SubDevice {i}"))
+        .collect();
+    if !behind.is_empty() {
+        return Err(format!(
+            "{} did not reach {} within {:.1} s",
+            behind.join(", "),
+            a.state,
+            timeout.as_secs_f64()
+        )
+        .into());
     }
     Ok(())
 }

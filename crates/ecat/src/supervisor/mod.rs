@@ -104,6 +104,8 @@ struct Sub {
     cmds: Vec<TransitionCmd>,
     /// The state left by the transition in progress (`None`: unknown).
     from: Option<AlState>,
+    /// SYNC1 cycle register value (0x09A4, ns) written with the SYNC0 cycle, if set.
+    sync1: Option<u32>,
     lost_at_cycle: u64,
     wait_deadline: u64,
     status: AlStatus,
@@ -181,6 +183,7 @@ impl Supervisor {
                 sync0: None,
                 cmds: Vec::new(),
                 from: None,
+                sync1: None,
                 lost_at_cycle: 0,
                 wait_deadline: 0,
                 limit: AlState::Op,
@@ -329,6 +332,48 @@ impl Supervisor {
         self.sync0 = Some((cycle_ns, shift_ns));
         for (s, &aa) in self.subs.iter_mut().zip(assign_activate) {
             s.sync0 = (aa & 0x0300 != 0).then_some((aa >> 8) as u8);
+        }
+    }
+
+    /// Write `cycle_ns` into the SYNC1 cycle register (0x09A4) of the SubDevice at `position`
+    /// together with the SYNC0 cycle, whenever its SYNC0 is programmed (its AssignActivate
+    /// decides whether SYNC1 is activated in 0x0981).
+    pub fn set_sync1(&mut self, position: usize, cycle_ns: u32) {
+        if let Some(s) = self.subs.get_mut(position) {
+            s.sync1 = Some(cycle_ns);
+        }
+    }
+
+    /// Register writes (address, data) to make on the SubDevice at `position` in INIT, before
+    /// its mailbox is set up, every time it is configured (e.g. the C API's watchdog
+    /// settings): INIT → PREOP transition commands (FPWR, working counter 1) placed before
+    /// the commands already set.
+    pub fn set_register_writes(&mut self, position: usize, writes: Vec<(u16, Vec<u8>)>) {
+        let Some(s) = self.subs.get_mut(position) else {
+            return;
+        };
+        let mut cmds: Vec<TransitionCmd> = writes
+            .into_iter()
+            .map(|(ado, data)| TransitionCmd {
+                from: AlState::Init,
+                to: AlState::PreOp,
+                after: false,
+                label: format!("register write (FPWR 0x{ado:04x}, {} bytes)", data.len()),
+                op: CmdOp::Register(RegisterCmd {
+                    command: ecat_wire::Command::Fpwr,
+                    ado,
+                    logical: 0,
+                    data,
+                    expected_wkc: Some(1),
+                    retries: 3,
+                    validate: None,
+                }),
+            })
+            .collect();
+        cmds.append(&mut s.cmds);
+        s.cmds = cmds;
+        if s.phase == Phase::Reset {
+            self.subs[position].phase = self.reset_phase(position);
         }
     }
 
@@ -568,12 +613,18 @@ impl Supervisor {
                             put(&start.to_le_bytes()),
                         )
                     }
-                    2 => (
-                        Command::Fpwr,
-                        st,
-                        reg::DC_SYNC0_CYCLE,
-                        put(&(cycle as u32).to_le_bytes()),
-                    ),
+                    2 => {
+                        let mut b = [0u8; 8];
+                        b[..4].copy_from_slice(&(cycle as u32).to_le_bytes());
+                        let n = match s.sync1 {
+                            Some(c1) => {
+                                b[4..].copy_from_slice(&c1.to_le_bytes());
+                                8
+                            }
+                            None => 4,
+                        };
+                        (Command::Fpwr, st, reg::DC_SYNC0_CYCLE, put(&b[..n]))
+                    }
                     _ => (Command::Fpwr, st, reg::DC_ACTIVATION, put(&[act])),
                 }
             }
