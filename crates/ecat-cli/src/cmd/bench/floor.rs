@@ -23,10 +23,10 @@
 //! the clock is the same in every round.
 
 use super::packet::{socket, ETHERTYPE_FLOOR};
-use ecat::link::raw::RawSocket;
-use ecat::link::Link;
 use super::row::{some, Row};
 use ecat::cycle::{mono_ns, realtime_setup, sleep_until, CycleOptions};
+use ecat::link::raw::RawSocket;
+use ecat::link::Link;
 use ecat::link::RecvMode;
 use ecat::perf::Figure;
 use std::sync::atomic::{AtomicBool, Ordering};
