@@ -124,8 +124,7 @@ impl PeerWait {
                 peer::PEER_CPU
             ),
             PeerWait::Busy => format!(
-                "busy peer (busy-polling under SCHED_OTHER nice {} on CPU {}, always ready like hardware)",
-                peer::PEER_NICE,
+                "busy peer (busy-polling under SCHED_OTHER on CPU {}, always ready like hardware)",
                 peer::PEER_CPU
             ),
         }

@@ -1,13 +1,15 @@
 //! The far end of the veth pair: a thread inside the namespace that echoes every echo frame
 //! (EtherType 0x88B5, see `packet`) unchanged, the floor: no EtherCAT processing at all, and
 //! answers EtherCAT frames with the simulated network (when it has one). One socket bound to
-//! every EtherType carries both, so an ecat row and its floor meet the same thread. Pinned to the other CPU so the measured thread has its core to itself:
-//! by default under SCHED_FIFO receiving in Block mode; with `--peer busy` busy-polling under
-//! SCHED_OTHER at nice -20 (always ready, like real SubDevices that answer in microseconds,
-//! without the wake-up tail of a sleeping thread; SCHED_OTHER so RT throttling never stalls
-//! it, nice -20 so that other work on the machine takes CPU 1 from it as little as CFS
-//! allows). Every row
-//! starts a fresh peer (a fresh network: every SubDevice in INIT, counters at zero).
+//! every EtherType carries both, so an ecat row and its floor meet the same thread.
+//!
+//! Pinned to the other CPU so the measured thread has its core to itself: by default under
+//! SCHED_FIFO receiving in Block mode; with `--peer busy` busy-polling under SCHED_OTHER
+//! (always ready, like real SubDevices that answer in microseconds, without the wake-up tail
+//! of a sleeping thread; SCHED_OTHER so RT throttling never stalls it). With builds running
+//! on its CPU the busy peer loses frames: 60-70 % of them at a load average of 12-17, at nice
+//! 0 as at nice -20. Every row starts a fresh peer (a fresh network: every SubDevice in INIT,
+//! counters at zero).
 
 use super::packet::{ethertype, socket, ETHERTYPE_FLOOR};
 use ecat::link::raw::ETH_P_ALL;
@@ -28,20 +30,6 @@ pub const PEER_CPU: usize = 1;
 pub const MEASURED_PRIO: i32 = 40;
 /// SCHED_FIFO priority of the peer.
 pub const PEER_PRIO: i32 = 50;
-
-/// Nice value of the busy-polling peer: the most CFS gives, so that builds running on the
-/// machine at nice 0 take CPU 1 from it as little as CFS allows (at nice 0 the spinning peer
-/// got one share among them and missed about half of the frames under a load of 12).
-pub const PEER_NICE: i32 = -20;
-
-/// Set the calling thread's nice value (best effort).
-fn nice_thread(nice: i32) {
-    // SAFETY: plain syscalls; on Linux `setpriority(PRIO_PROCESS, tid)` sets one thread.
-    unsafe {
-        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
-        libc::setpriority(libc::PRIO_PROCESS, tid, nice);
-    }
-}
 
 /// Busy-polling peer (`--peer busy`), set once before the rows run.
 pub static PEER_BUSY: AtomicBool = AtomicBool::new(false);
@@ -78,9 +66,7 @@ impl Peer {
                 }
                 pin_thread(PEER_CPU);
                 let busy = PEER_BUSY.load(Ordering::Relaxed);
-                if busy {
-                    nice_thread(PEER_NICE);
-                } else {
+                if !busy {
                     fifo(PEER_PRIO);
                 }
                 let mut net = match &kind {
