@@ -124,8 +124,9 @@ impl PeerWait {
                 peer::PEER_CPU
             ),
             PeerWait::Busy => format!(
-                "busy peer (busy-polling under SCHED_OTHER on CPU {}, always ready like hardware)",
-                peer::PEER_CPU
+                "busy peer (busy-polling under SCHED_OTHER on CPU {}, nice {} with the bench's autogroup, always ready like hardware)",
+                peer::PEER_CPU,
+                peer::PEER_NICE
             ),
         }
     }
