@@ -561,6 +561,7 @@ pub fn run(a: Args) -> CmdResult {
     for (t, rows) in tables.iter().enumerate() {
         let tg = report::targets(rows, &mins[t]);
         print!("{}", report::targets_text(&peers[t].describe(), &tg));
+        print!("{}", report::links_text(rows));
         all_targets.push(tg);
     }
     if !a.no_wake {
