@@ -57,7 +57,7 @@ pub struct Args {
     #[arg(long, default_value = "1ms", value_parser = |s: &str| parse_ns(s, 1_000))]
     cycle: u64,
     /// Seconds each row runs in each round (an ecat row's own floor as long again; 3 rounds
-    /// of 1.5 s: about 4 minutes in all)
+    /// of 1.5 s: about 3-4 minutes in all)
     #[arg(long, default_value = "1.5", value_parser = |s: &str| parse_ns(s, 1_000_000_000))]
     seconds: u64,
     /// Rounds: every row runs once per round, alternating; figures are medians of the rounds'

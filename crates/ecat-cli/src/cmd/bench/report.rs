@@ -413,7 +413,9 @@ mod tests {
             assert!(legend(3).contains(&format!("  {name} ")), "{name}");
         }
         let tg = targets(&rows, &[]);
-        let worst = tg.iter().find(|x| x.what.contains("worst link (ecat raw busy)"));
+        let worst = tg
+            .iter()
+            .find(|x| x.what.contains("worst link (ecat raw busy)"));
         assert_eq!(worst.and_then(|x| x.value), Some(1.5), "{tg:?}");
         assert!(links_text(&rows).contains("every link: ecat raw busy 1.50"));
     }
