@@ -17,7 +17,9 @@
 //! cycle (same link, same peer thread, same receive mode), and each wake-up row alternates
 //! with a bare timer under its own settings the same way; on this shared VM a figure's
 //! median moves by ±20–30 % from one second to the next with the builds running, and two rows
-//! measured a minute apart differed by that much.
+//! measured a minute apart differed by that much. The floor is that of the link as the row
+//! configures it: on the xdp rows the echo frames pass ecat's XDP program (which hands them
+//! to the kernel) and the veth then receives through NAPI, 1–2 µs above the raw rows' floors.
 //!
 //! Every row runs once per round (`--rounds`, default 3), the rows alternating within a round
 //! and each round starting one step further down the list, so drift on a shared machine hits

@@ -15,7 +15,7 @@ pub fn legend(rounds: usize) -> String {
     format!(
         "figures in µs over {rounds} round(s): p50 = median of the rounds' medians, ±x% = the largest distance of one round's median from it, p99 = median of the rounds' p99s, max = largest sample of any round; lost/cycles, wkc/ovr summed over the rounds
 ratios (each is the median over the rounds of one row's median divided by another row's median in the same round):
-  rtt/floor  = the row's round trip / the echo floor's (echo frames of the same size, same link, same peer thread, same receive mode): an ecat row's own floor, measured in the same thread in 50 ms windows alternating with its cycle (column 'own floor'); ethercrab's, the floor echo row with its receive mode
+  rtt/floor  = the row's round trip / the echo floor's (echo frames of the same size, same link, same peer thread, same receive mode): an ecat row's own floor, measured in the same thread in 50 ms windows alternating with its cycle (column 'own floor'; on the xdp rows the echo frames pass ecat's XDP program, which hands them to the kernel, and a veth with an XDP program receives through NAPI: their floor was about 1-2 µs above the raw rows' own floors, flattering the xdp ratios by up to about 10 %); ethercrab's, the floor echo row with its receive mode
   wake/timer = the row's wake-up latency / the bare timer's wake-up latency
   task/crab  = ecat's task duration (wake-up to end of send) / ethercrab's wake-up to data back (wake-up to tx_rx done, which includes the round trip; not like for like)
   back/crab  = ecat's wake-up to data back (wake-up until every cyclic frame is back with its inputs in the images) / ethercrab's wake-up to data back (like for like)
