@@ -1,6 +1,7 @@
-"""`ecat bench --seconds 0.3 --rounds 2`: every row of both peers' tables is filled, the
-wake-up comparison of `ecat run`'s settings is printed, and the JSON holds the medians of
-medians with every round's own figures.
+"""`ecat bench --seconds 0.3 --rounds 2`: every row of both peers' tables is filled (every
+ecat row with its own echo floor), the wake-up comparison of `ecat run`'s settings is printed
+with a bare timer under each setting, and the JSON holds the medians of medians with every
+round's own figures.
 
 No timing assertions (ARCHITECTURE §8 item 6): the bench reports ratios, this test only
 checks that it measured something in every row, in every round. The ethercrab row may say
@@ -29,7 +30,7 @@ ROWS = [
     "ethercrab",
 ]
 ECAT_ROWS = [r for r in ROWS if r.startswith("ecat ")]
-WAKE_ROWS = ["ecat run (default)", "ecat run --no-rt", "plain SCHED_OTHER", "bare timer"]
+WAKE_ROWS = ["ecat run (default)", "ecat run --no-rt", "plain SCHED_OTHER"]
 RATIOS = ["rtt/floor", "wake/timer", "task/crab", "back/crab"]
 ROUNDS = 2
 # p50±spread p99/max, in µs.
@@ -76,20 +77,26 @@ def test_bench_fills_every_row_in_every_round(ecat, tmp_path):
             assert "not available" not in line, f"row '{name}' did not run: {line}"
             assert re.search(FIGURE, line), f"row '{name}' has no figures: {line}"
             if name.startswith("ecat "):
-                # round trip, wake-up, task and data back all filled
-                assert len(re.findall(FIGURE, line)) == 4, line
+                # round trip, its own floor, wake-up, task and data back all filled
+                assert len(re.findall(FIGURE, line)) == 5, line
                 if have_crab:
                     assert re.search(r"\d\.\d\dx +\d\.\d\dx$", line), f"no */crab ratios: {line}"
     assert "PerfMsmt 'Wake-up to Data Back'" in out, out
     assert "PerfMsmt 'Task Duration'" in out, out
 
-    # The wake-up comparison of ecat run's settings, every setting with its ratio.
+    # The wake-up comparison of ecat run's settings: every setting's cycle, its bare timer
+    # and their ratio round by round.
     wake = _section(out, "wake-up latency of ecat run's settings", "targets,")
+    rounds = r"\d+\.\d\d \(" + ", ".join([r"\d+\.\d\d"] * ROUNDS) + r"\)"
     for name in WAKE_ROWS:
-        m = re.search(rf"^  {re.escape(name)} +({FIGURE}) +(\d+\.\d\dx)", wake, re.M)
+        m = re.search(rf"^  {re.escape(name)} +{FIGURE} +{FIGURE} +{rounds}", wake, re.M)
         assert m, f"no wake-up row '{name}':\n{wake}"
     assert "SCHED_FIFO priority 80" in wake, wake
-    assert re.search(r"wake-up latency of ecat run's defaults vs the bare timer: \d", out), out
+    assert re.search(r"^  against the default's bare timer .*plain SCHED_OTHER \d", wake, re.M), wake
+    assert re.search(rf"^  the bench's bare timer \(.*\): {FIGURE}", wake, re.M), wake
+    assert re.search(
+        r"wake-up latency of ecat run's defaults vs a bare timer with the same settings: \d", out
+    ), out
 
     fig = json.loads(j.read_text())
     assert fig["rounds"] == ROUNDS
@@ -120,6 +127,7 @@ def test_bench_fills_every_row_in_every_round(ecat, tmp_path):
                     assert len(r[k]["per_round"]) == ROUNDS, (k, r)
                 assert "wake_to_data_back" in r["perf"], r["perf"].keys()
                 assert r["ratios"]["round_trip_vs_floor"] is not None, r
+                assert r["own_floor_round_trip"]["p50_us"] > 0, r
                 if have_crab:
                     assert r["ratios"]["data_back_vs_ethercrab_data_back"] is not None, r
                     assert r["ratios"]["task_vs_ethercrab_data_back"] is not None, r
@@ -129,10 +137,14 @@ def test_bench_fills_every_row_in_every_round(ecat, tmp_path):
     assert [r["name"] for r in fig["rows"]] == ROWS
 
     wake = fig["wake"]
-    assert [r["name"] for r in wake["rows"]] == WAKE_ROWS
-    for r in wake["rows"]:
-        assert r["available"] and r["wake_latency"]["p50_us"] > 0, r
-        assert len(r["wake_latency"]["per_round"]) == ROUNDS, r
-        assert r["note"], r
-    assert wake["default_vs_bare_timer"] is not None
+    assert [s["name"] for s in wake["settings"]] == WAKE_ROWS
+    for s in wake["settings"]:
+        for r in (s["cycle"], s["bare_timer_same_settings"]):
+            assert r["available"] and r["wake_latency"]["p50_us"] > 0, r
+            assert len(r["wake_latency"]["per_round"]) == ROUNDS, r
+            assert r["note"], r
+        assert len(s["cycle_vs_timer_per_round"]) == ROUNDS, s
+        assert s["cycle_vs_timer"] is not None, s
+    assert wake["bench_bare_timer"]["wake_latency"]["p50_us"] > 0
+    assert wake["default_vs_bare_timer"] == wake["settings"][0]["cycle_vs_timer"]
     assert wake["target"] == 1.1

@@ -364,3 +364,63 @@ fn own_frames_are_not_received_and_xdp_detaches() {
     let out = String::from_utf8_lossy(&out.stdout);
     assert!(!out.contains("xdp"), "XDP program left attached: {out}");
 }
+
+/// `RawSocket::open_ethertype`: a socket for another EtherType receives only that EtherType,
+/// the EtherCAT socket only EtherCAT, and one bound to every EtherType (in the namespace,
+/// echoing) both.
+#[test]
+fn raw_sockets_by_ethertype() {
+    if !is_root() {
+        println!("SKIPPED: links_veth needs root (veth pairs, namespaces, raw sockets)");
+        return;
+    }
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let v = Veth::new();
+    let (ns, far) = (v.ns.clone(), v.far.clone());
+    let (ready_tx, ready_rx) = std::sync::mpsc::channel();
+    let echo = std::thread::spawn(move || {
+        ecat::netns::enter(&ns).unwrap();
+        let opts = LinkOptions::default();
+        let mut all = RawSocket::open_ethertype(&far, ecat::link::raw::ETH_P_ALL, opts).unwrap();
+        ready_tx.send(()).unwrap();
+        let mut seen = Vec::new();
+        let mut buf = [0u8; 2048];
+        let end = Instant::now() + Duration::from_secs(2);
+        while seen.len() < 2 && Instant::now() < end {
+            if let Some(n) = all.recv(&mut buf, Some(end)).unwrap() {
+                seen.push(u16::from_be_bytes([buf[12], buf[13]]));
+                all.send(&buf[..n]).unwrap();
+            }
+        }
+        seen
+    });
+    ready_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    let opts = LinkOptions::default();
+    let mut other = RawSocket::open_ethertype(&v.near, 0x88b5, opts).unwrap();
+    let mut ecat = RawSocket::open_with(&v.near, opts).unwrap();
+    let frame = |ethertype: u16| {
+        let mut f = [0u8; 60];
+        f[..6].fill(0xff);
+        f[12..14].copy_from_slice(&ethertype.to_be_bytes());
+        f
+    };
+    other.send(&frame(0x88b5)).unwrap();
+    ecat.send(&frame(0x88a4)).unwrap();
+    let mut buf = [0u8; 2048];
+    let within = || Some(Instant::now() + Duration::from_millis(500));
+    let n = other
+        .recv(&mut buf, within())
+        .unwrap()
+        .expect("echo of 0x88b5");
+    assert_eq!((n, buf[12..14].to_vec()), (60, vec![0x88, 0xb5]));
+    let n = ecat
+        .recv(&mut buf, within())
+        .unwrap()
+        .expect("echo of 0x88a4");
+    assert_eq!((n, buf[12..14].to_vec()), (60, vec![0x88, 0xa4]));
+    // Each saw only its own.
+    let later = || Some(Instant::now() + Duration::from_millis(50));
+    assert_eq!(other.recv(&mut buf, later()).unwrap(), None);
+    assert_eq!(ecat.recv(&mut buf, later()).unwrap(), None);
+    assert_eq!(echo.join().unwrap(), vec![0x88b5, 0x88a4]);
+}

@@ -9,6 +9,9 @@
 //! In [`RecvMode::BusyPoll`] the socket is never slept on: `recv` retries the non-blocking read
 //! until the deadline, and SO_BUSY_POLL asks the kernel to poll the device queue inside the
 //! read (it helps on NICs with NAPI busy-poll support; on others it is a harmless no-op).
+//!
+//! [`RawSocket::open_ethertype`] binds another EtherType (or every one, [`ETH_P_ALL`]) for
+//! tools that carry their own frames beside EtherCAT's, such as `ecat bench`'s echo floor.
 
 use super::{iface, Link, LinkCounters, LinkOptions, RecvMode};
 use crate::error::{Error, Result};
@@ -24,7 +27,11 @@ pub(super) const SO_BUSY_POLL: libc::c_int = 46;
 /// Busy-poll budget asked of the kernel, in microseconds.
 pub(super) const BUSY_POLL_US: libc::c_int = 50;
 
-/// A raw AF_PACKET socket bound to one interface and EtherType 0x88A4.
+/// Every EtherType (`ETH_P_ALL`), for [`RawSocket::open_ethertype`].
+pub const ETH_P_ALL: u16 = 0x0003;
+
+/// A raw AF_PACKET socket bound to one interface and EtherType 0x88A4 (or the one given to
+/// [`RawSocket::open_ethertype`]).
 #[derive(Debug)]
 pub struct RawSocket {
     fd: OwnedFd,
@@ -33,6 +40,7 @@ pub struct RawSocket {
     mac: [u8; 6],
     mode: RecvMode,
     counters: LinkCounters,
+    ethertype: u16,
 }
 
 fn io_err(op: &'static str, iface: &str) -> Error {
@@ -52,8 +60,14 @@ impl RawSocket {
 
     /// Open a raw socket on `ifname` with options (the receive mode).
     pub fn open_with(ifname: &str, opts: LinkOptions) -> Result<RawSocket> {
+        Self::open_ethertype(ifname, ETHERTYPE_ETHERCAT, opts)
+    }
+
+    /// Open a raw socket on `ifname` for frames of `ethertype` ([`ETH_P_ALL`]: every frame),
+    /// with options (the receive mode).
+    pub fn open_ethertype(ifname: &str, ethertype: u16, opts: LinkOptions) -> Result<RawSocket> {
         let ifindex = iface::index(ifname)?;
-        let proto = (ETHERTYPE_ETHERCAT).to_be() as libc::c_int;
+        let proto = ethertype.to_be() as libc::c_int;
         // SAFETY: plain syscall; the returned descriptor is checked before use.
         let fd = unsafe {
             libc::socket(
@@ -71,7 +85,7 @@ impl RawSocket {
         // SAFETY: sockaddr_ll is plain data; zeroed is a valid starting value.
         let mut sll: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
         sll.sll_family = libc::AF_PACKET as u16;
-        sll.sll_protocol = ETHERTYPE_ETHERCAT.to_be();
+        sll.sll_protocol = ethertype.to_be();
         sll.sll_ifindex = ifindex;
         // SAFETY: `sll` is a valid sockaddr_ll and the length matches it.
         let rc = unsafe {
@@ -109,6 +123,7 @@ impl RawSocket {
             mac: iface::mac(ifname),
             mode: opts.recv_mode,
             counters: LinkCounters::default(),
+            ethertype,
         })
     }
 
@@ -275,8 +290,9 @@ impl Link for RawSocket {
             }
             let n = rc as usize;
             let ours = sll.sll_pkttype == libc::PACKET_OUTGOING;
-            let ecat = n >= 14 && buf[12..14] == ETHERTYPE_ETHERCAT.to_be_bytes();
-            if ours || !ecat {
+            let wanted = n >= 14
+                && (self.ethertype == ETH_P_ALL || buf[12..14] == self.ethertype.to_be_bytes());
+            if ours || !wanted {
                 self.counters.rx_ignored += 1;
                 continue;
             }

@@ -1,5 +1,5 @@
 //! The bench's figures as JSON: per row the median of the rounds' medians with its spread and
-//! every round's own summary, the ratios from the medians of medians and round by round.
+//! every round's own summary, the ratios (medians of the rounds' ratios) and round by round.
 
 use super::mincycle::{self, MinCycle};
 use super::report::{self, ratios, summary_json, Target, RATIOS};
@@ -66,7 +66,8 @@ pub fn row(rows: &[Agg], r: &Agg) -> Value {
         "available": r.available(), "note": if r.available() { first.note } else { r.why_not() },
         "rounds_ran": r.ran().count(),
         "cycles": r.sum(|x| x.cycles),
-        "round_trip": fig(r, Fig::RoundTrip), "wake_latency": fig(r, Fig::Wake),
+        "round_trip": fig(r, Fig::RoundTrip), "own_floor_round_trip": fig(r, Fig::Floor),
+        "own_floor_lost": r.sum(|x| x.floor_lost), "wake_latency": fig(r, Fig::Wake),
         "task_duration": fig(r, Fig::Task), "wake_to_data_back": fig(r, Fig::Back),
         "cycle_time": fig(r, Fig::CycleTime),
         "frames_sent": r.sum(|x| x.frames_sent), "frames_lost": r.sum(|x| x.frames_lost),
@@ -140,12 +141,32 @@ pub fn peer_table(
     })
 }
 
-/// The wake-up comparison: every setting's row (the bare timer last) and the default's ratio.
-pub fn wake(rows: &[Agg], timer: &Agg) -> Value {
-    let r = wake::default_ratio(rows, timer);
-    let refs = std::slice::from_ref(timer);
+/// The wake-up comparison: every setting's cycle and its bare timer with the same settings,
+/// their ratio (median of the rounds' ratios, and round by round), the bench's pinned bare
+/// timer, and the default's ratio against the target.
+pub fn wake(pairs: &[wake::Pair], bench_timer: &Agg) -> Value {
+    let r = wake::default_ratio(pairs);
+    let settings: Vec<Value> = pairs
+        .iter()
+        .map(|p| {
+            let refs = std::slice::from_ref(&p.timer);
+            let mut cycle = row(refs, &p.cycle);
+            cycle["ratios"] = Value::Null;
+            let per_round = p.per_round();
+            json!({
+                "name": p.cycle.name,
+                "cycle": cycle,
+                "bare_timer_same_settings": row(&[], &p.timer),
+                "cycle_vs_timer": p.ratio(),
+                "cycle_vs_timer_per_round": per_round,
+                "cycle_vs_timer_spread_pct": wake::spread_pct(&per_round),
+            })
+        })
+        .collect();
     json!({
-        "rows": rows.iter().chain(std::iter::once(timer)).map(|x| row(refs, x)).collect::<Vec<_>>(),
+        "window_ms": wake::WINDOW_NS as f64 / 1e6,
+        "settings": settings,
+        "bench_bare_timer": row(&[], bench_timer),
         "default_vs_bare_timer": r,
         "target": wake::TARGET,
         "met": r.is_some_and(|v| v <= wake::TARGET),

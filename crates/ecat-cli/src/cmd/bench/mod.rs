@@ -2,28 +2,39 @@
 //! on one veth pair, and prints medians and ratios (ARCHITECTURE §8 item 6: ratios in one
 //! run, never timed assertions).
 //!
-//! Rows: `floor echo` (the peer sends each frame straight back; Block and BusyPoll), `bare
-//! timer` (a thread that only sleeps to each boundary), `ecat <link>` for raw, mmap and xdp in
-//! Block and BusyPoll mode (the real runtime: scan, activate, OP, `cycle::run`), `ethercrab`
-//! (crates.io, via `bench/ethercrab-peer`), and the wake-up rows (`wake`: the cycle with
-//! `ecat run`'s own settings). The far end of the pair lives in a fresh namespace where a
-//! peer thread (pinned to the other CPU) echoes or simulates the network, blocking or
-//! busy-polling (`--peer`; both by default, one table each); every measured thread is pinned
-//! to CPU 0 under SCHED_FIFO with memory locked (except the wake-up rows, which take what
-//! `ecat run` takes).
+//! Rows: `floor echo` (the peer sends each echo frame straight back; Block and BusyPoll),
+//! `bare timer` (a thread that only sleeps to each boundary), `ecat <link>` for raw, mmap and
+//! xdp in Block and BusyPoll mode (the real runtime: scan, activate, OP, `cycle::run`),
+//! `ethercrab` (crates.io, via `bench/ethercrab-peer`), and the wake-up rows (`wake`: the
+//! cycle with `ecat run`'s own settings). The far end of the pair lives in a fresh namespace
+//! where a peer thread (pinned to the other CPU) echoes and simulates the network, blocking
+//! or busy-polling (`--peer`; both by default, one table each); every measured thread is
+//! pinned to CPU 0 under SCHED_FIFO with memory locked (except the wake-up rows, which take
+//! what `ecat run` takes).
+//!
+//! Like for like in the same moments: an ecat row's round trip is divided by its own echo
+//! floor, measured in the same thread in windows of [`PAIR_WINDOW_NS`] alternating with its
+//! cycle (same link, same peer thread, same receive mode), and each wake-up row alternates
+//! with a bare timer under its own settings the same way; on this shared VM a figure's
+//! median moves by ±20–30 % from one second to the next with the builds running, and two rows
+//! measured a minute apart differed by that much. The floor is that of the link as the row
+//! configures it: on the xdp rows the echo frames pass ecat's XDP program (which hands them
+//! to the kernel) and the veth then receives through NAPI, 1–2 µs above the raw rows' floors.
 //!
 //! Every row runs once per round (`--rounds`, default 3), the rows alternating within a round
 //! and each round starting one step further down the list, so drift on a shared machine hits
-//! every row alike; each figure is the median of the rounds' medians with its spread
-//! (`rounds`). `--dma-latency` holds /dev/cpu_dma_latency at 0 while it runs, as cyclictest
-//! does. Namespace and pair are removed on the way out, also after Ctrl-C or a panic.
-//! `--find-min-cycle` then walks each row down the cycle-time ladder (see `mincycle`).
+//! every row alike; each figure is the median of the rounds' medians with its spread, each
+//! ratio the median of the rounds' ratios (`rounds`). `--dma-latency` holds
+//! /dev/cpu_dma_latency at 0 while it runs, as cyclictest does. Namespace and pair are
+//! removed on the way out, also after Ctrl-C or a panic. `--find-min-cycle` then walks each
+//! row down the cycle-time ladder (see `mincycle`; there the ecat rows run alone).
 
 mod ecat_rows;
 mod ethercrab;
 mod floor;
 mod json;
 mod mincycle;
+mod packet;
 mod peer;
 mod report;
 mod rounds;
@@ -34,7 +45,7 @@ use super::CmdResult;
 use crate::units::parse_ns;
 use ecat::cycle::CycleOptions;
 use ecat::netns::{is_root, VethNs};
-use ecat_rows::Setup;
+use ecat_rows::{PairedFloor, Setup};
 use peer::{Peer, PeerKind, MEASURED_CPU, MEASURED_PRIO};
 use rounds::Agg;
 use row::Row;
@@ -47,7 +58,8 @@ pub struct Args {
     /// Cycle time of every row (e.g. 1ms, 500us; a bare number is microseconds)
     #[arg(long, default_value = "1ms", value_parser = |s: &str| parse_ns(s, 1_000))]
     cycle: u64,
-    /// Seconds each row runs in each round (3 rounds of 1.5 s: about 2.5 minutes in all)
+    /// Seconds each row runs in each round (an ecat row's own floor as long again; 3 rounds
+    /// of 1.5 s: about 3-4 minutes in all)
     #[arg(long, default_value = "1.5", value_parser = |s: &str| parse_ns(s, 1_000_000_000))]
     seconds: u64,
     /// Rounds: every row runs once per round, alternating; figures are medians of the rounds'
@@ -114,8 +126,9 @@ impl PeerWait {
                 peer::PEER_CPU
             ),
             PeerWait::Busy => format!(
-                "busy peer (busy-polling under SCHED_OTHER on CPU {}, always ready like hardware)",
-                peer::PEER_CPU
+                "busy peer (busy-polling under SCHED_OTHER on CPU {}, nice {} with the bench's autogroup, always ready like hardware)",
+                peer::PEER_CPU,
+                peer::PEER_NICE
             ),
         }
     }
@@ -131,6 +144,9 @@ pub enum PeerChoice {
     /// Both, one table each.
     Both,
 }
+
+/// How long an ecat row's cycle and its own echo floor run in turn.
+const PAIR_WINDOW_NS: u64 = 50_000_000;
 
 /// The ecat rows: (name, link kind, busy poll).
 const LINKS: [(&str, &str, bool); 6] = [
@@ -202,17 +218,15 @@ fn start_peer(v: &VethNs, kind: PeerKind, wait: PeerWait) -> Result<Peer, String
     Peer::start(v, kind)
 }
 
-/// One ecat row with a fresh simulated network behind the pair.
-#[allow(clippy::too_many_arguments)]
+/// One ecat row with a fresh simulated network behind the pair; with `floor`, alternating
+/// with its own echo floor (see `ecat_rows::ecat_row`).
 fn ecat_on(
     v: &VethNs,
     net: &str,
     wait: PeerWait,
-    name: &str,
-    kind: &str,
-    busy: bool,
+    (name, kind, busy): (&str, &str, bool),
     o: &CycleOptions,
-    setup: Setup,
+    floor: Option<PairedFloor>,
 ) -> Row {
     let spec = format!("{kind}:{}", v.near);
     let _peer = match start_peer(v, PeerKind::Sim(net.into()), wait) {
@@ -220,7 +234,15 @@ fn ecat_on(
         Err(e) => return Row::unavailable(name, &spec, e),
     };
     measured(name, || {
-        ecat_rows::ecat_row(name, &spec, busy, o, setup, &crate::signals::STOP)
+        ecat_rows::ecat_row(
+            name,
+            &spec,
+            busy,
+            o,
+            Setup::Realtime,
+            floor,
+            &crate::signals::STOP,
+        )
     })
 }
 
@@ -265,8 +287,9 @@ struct Bench<'a> {
 }
 
 impl Bench<'_> {
-    /// Run one job for `period` and `duration`.
-    fn run(&self, job: Job, period: u64, duration: u64) -> Row {
+    /// Run one job for `period` and `duration`; ecat rows alternate with their own echo
+    /// floor when `paired`.
+    fn run(&self, job: Job, period: u64, duration: u64, paired: bool) -> Row {
         let o = options(period, duration);
         let v = self.v;
         match job {
@@ -276,52 +299,94 @@ impl Bench<'_> {
                 } else {
                     "floor echo"
                 };
-                let spec = format!("raw:{}", v.near);
                 match start_peer(v, PeerKind::Echo, self.peers[t]) {
                     Ok(_peer) => measured(name, || {
                         floor::echo_row(
                             name,
-                            &spec,
+                            &v.near,
                             busy,
                             self.frame_len,
                             &o,
                             &crate::signals::STOP,
                         )
                     }),
-                    Err(e) => Row::unavailable(name, &spec, e),
+                    Err(e) => Row::unavailable(name, &v.near, e),
                 }
             }
             Job::Timer => measured("bare timer", || {
                 floor::bare_timer_row(&o, &crate::signals::STOP)
             }),
             Job::Ecat(t, i) => {
-                let (name, kind, busy) = LINKS[i];
-                let wait = self.peers[t];
-                ecat_on(v, self.net, wait, name, kind, busy, &o, Setup::Realtime)
+                let floor = paired.then_some(PairedFloor {
+                    iface: &v.near,
+                    len: self.frame_len,
+                    window: PAIR_WINDOW_NS,
+                });
+                ecat_on(v, self.net, self.peers[t], LINKS[i], &o, floor)
             }
             Job::Crab(t) => match self.crab {
                 Ok(bin) if !stopped() => ethercrab_on(v, self.net, self.peers[t], bin, &o, 2),
                 Ok(_) => Row::unavailable("ethercrab", &v.near, "stopped (Ctrl-C)".into()),
                 Err(why) => Row::unavailable("ethercrab", &v.near, why.clone()),
             },
-            Job::Wake(i) => {
-                let (wo, prepared) = wake::options(i, period, duration);
-                let setup = if prepared {
-                    Setup::Realtime
-                } else {
-                    Setup::Plain
-                };
-                let name = wake::ROWS[i].0;
-                ecat_on(v, self.net, PeerWait::Block, name, "raw", false, &wo, setup)
-            }
+            Job::Wake(i) => self.wake(i, period, duration).0,
         }
+    }
+
+    /// Wake-up row `i` and its bare timer with the same settings (see `wake`).
+    fn wake(&self, i: usize, period: u64, duration: u64) -> (Row, Row) {
+        let (wo, prepared) = wake::options(i, period, duration);
+        let setup = if prepared {
+            Setup::Realtime
+        } else {
+            Setup::Plain
+        };
+        let (name, timer) = (wake::ROWS[i].0, wake::timer_name(i));
+        let spec = format!("raw:{}", self.v.near);
+        let _peer = match start_peer(self.v, PeerKind::Sim(self.net.into()), PeerWait::Block) {
+            Ok(p) => p,
+            Err(e) => {
+                return (
+                    Row::unavailable(name, &spec, e.clone()),
+                    Row::unavailable(&timer, "-", e),
+                )
+            }
+        };
+        if stopped() {
+            let why = || "stopped (Ctrl-C)".to_string();
+            return (
+                Row::unavailable(name, &spec, why()),
+                Row::unavailable(&timer, "-", why()),
+            );
+        }
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                ecat_rows::wake_pair(
+                    name,
+                    &timer,
+                    &spec,
+                    &wo,
+                    setup,
+                    wake::WINDOW_NS,
+                    &crate::signals::STOP,
+                )
+            })
+            .join()
+            .unwrap_or_else(|_| {
+                let why = || "the measurement panicked".to_string();
+                (
+                    Row::unavailable(name, &spec, why()),
+                    Row::unavailable(&timer, "-", why()),
+                )
+            })
+        })
     }
 }
 
 /// Hold /dev/cpu_dma_latency at 0 while the returned file stays open, as cyclictest does: the
-/// CPUs poll instead of entering an idle state. Off by default (`ecat run` does not do it, and
-/// on this shared 2-core VM it did not make the echo floor hold still: its round medians
-/// still jumped between about 15 and 60 µs with and without it).
+/// CPUs poll instead of entering an idle state. Off by default (`ecat run` does not do it; the
+/// echo floor's jumps between about 15 and 60 µs it was tried against were the floor's own
+/// measuring fault, see `floor`).
 fn hold_dma_latency() -> Result<std::fs::File, String> {
     use std::io::Write;
     let mut f = std::fs::OpenOptions::new()
@@ -395,7 +460,7 @@ pub fn run(a: Args) -> CmdResult {
         .iter()
         .map(|_| names.iter().map(|n| Agg::new(n)).collect())
         .collect();
-    let mut wakes: Vec<Agg> = wake::ROWS.iter().map(|r| Agg::new(r.0)).collect();
+    let mut wakes: Vec<wake::Pair> = (0..wake::ROWS.len()).map(wake::Pair::new).collect();
     // The jobs of one round: each peer's rows, the bare timer between them, the wake-up rows.
     let mut jobs = Vec::new();
     for t in 0..peers.len() {
@@ -422,7 +487,13 @@ pub fn run(a: Args) -> CmdResult {
         let offset = round * jobs.len() / rounds;
         for k in 0..jobs.len() {
             let job = jobs[(k + offset) % jobs.len()];
-            let row = bench.run(job, period, seconds);
+            if let Job::Wake(i) = job {
+                let (c, t) = bench.wake(i, period, seconds);
+                wakes[i].cycle.rounds.push(c);
+                wakes[i].timer.rounds.push(t);
+                continue;
+            }
+            let row = bench.run(job, period, seconds, true);
             match job {
                 Job::Floor(t, busy) => tables[t][usize::from(busy)].rounds.push(row),
                 Job::Timer => tables
@@ -430,7 +501,7 @@ pub fn run(a: Args) -> CmdResult {
                     .for_each(|t| t[2].rounds.push(row.clone())),
                 Job::Ecat(t, i) => tables[t][3 + i].rounds.push(row),
                 Job::Crab(t) => tables[t][3 + LINKS.len()].rounds.push(row),
-                Job::Wake(i) => wakes[i].rounds.push(row),
+                Job::Wake(_) => {}
             }
         }
         let l = loadavg();
@@ -470,13 +541,13 @@ pub fn run(a: Args) -> CmdResult {
     if a.find_min_cycle && !stopped() {
         let window = a.window.max(100_000_000);
         let tm = mincycle::find("bare timer", &stopped, &mut |p| {
-            bench.run(Job::Timer, p, window)
+            bench.run(Job::Timer, p, window, false)
         });
         for (t, m) in mins.iter_mut().enumerate() {
             m.push(tm.clone());
             for (i, (name, ..)) in LINKS.iter().enumerate() {
                 m.push(mincycle::find(name, &stopped, &mut |p| {
-                    bench.run(Job::Ecat(t, i), p, window)
+                    bench.run(Job::Ecat(t, i), p, window, false)
                 }));
             }
             if let Ok(bin) = &crab {
@@ -492,10 +563,11 @@ pub fn run(a: Args) -> CmdResult {
     for (t, rows) in tables.iter().enumerate() {
         let tg = report::targets(rows, &mins[t]);
         print!("{}", report::targets_text(&peers[t].describe(), &tg));
+        print!("{}", report::links_text(rows));
         all_targets.push(tg);
     }
     if !a.no_wake {
-        print!("{}", wake::target_text(&wakes, &timer));
+        print!("{}", wake::target_text(&wakes));
     }
     let load_end = loadavg();
     println!("load average at the end: {}", load_text(load_end));

@@ -5,8 +5,11 @@
 //! An [`Agg`] is one row over all rounds. Its figure is the median of the rounds' medians
 //! (a round that could not run is left out), with the spread of those medians (min–max, and
 //! the largest distance from the median in percent); p99 is the median of the rounds' p99s,
-//! max the largest sample of any round. Counters are summed. Ratios between rows are taken
-//! from the medians of medians; the per-round ratios are kept for the JSON.
+//! max the largest sample of any round. Counters are summed. A ratio between two rows is the
+//! median of the rounds' ratios, each dividing one row's median by the other's in the same
+//! round: both were measured in the same round under the same load, so a build starting
+//! between rounds moves both sides of a round's ratio together instead of one side of a ratio
+//! of medians of medians taken from different rounds.
 
 use super::row::Row;
 use ecat::perf::Summary;
@@ -24,6 +27,8 @@ pub enum Fig {
     Back,
     /// Cycle time.
     CycleTime,
+    /// Round trip of the row's own echo floor (measured alternating with the row).
+    Floor,
 }
 
 impl Fig {
@@ -35,6 +40,7 @@ impl Fig {
             Fig::Task => r.task,
             Fig::Back => r.back,
             Fig::CycleTime => r.cycle_time,
+            Fig::Floor => r.floor,
         }
     }
 }
@@ -162,10 +168,14 @@ impl Agg {
     }
 }
 
-/// `a`'s median of medians of `fa` over `b`'s of `fb`.
+/// The median over the rounds of `a`'s median of `fa` over `b`'s median of `fb` in the same
+/// round (rounds where either side did not run are left out).
 pub fn ratio(a: &Agg, fa: Fig, b: Option<&Agg>, fb: Fig) -> Option<f64> {
-    let (x, y) = (a.fig(fa)?, b?.fig(fb)?);
-    (y.p50 > 0.0).then(|| x.p50 / y.p50)
+    let mut v: Vec<f64> = ratio_per_round(a, fa, b, fb)
+        .into_iter()
+        .flatten()
+        .collect();
+    median(&mut v)
 }
 
 /// The same ratio round by round (`None` where either side did not run).
@@ -219,20 +229,29 @@ mod tests {
     }
 
     #[test]
-    fn ratios_from_medians_of_medians_and_per_round() {
+    fn ratios_are_medians_of_the_rounds_ratios() {
         let a = Agg {
             name: "a".into(),
-            rounds: vec![row(10, true), row(40, true)],
+            rounds: vec![row(10, true), row(40, true), row(90, true), row(30, true)],
         };
         let b = Agg {
             name: "b".into(),
-            rounds: vec![row(20, true), row(20, false)],
+            rounds: vec![row(20, true), row(20, false), row(60, true), row(10, true)],
         };
-        assert_eq!(ratio(&a, Fig::Wake, Some(&b), Fig::Wake), Some(1.25));
         assert_eq!(
             ratio_per_round(&a, Fig::Wake, Some(&b), Fig::Wake),
-            vec![Some(0.5), None]
+            vec![Some(0.5), None, Some(1.5), Some(3.0)]
         );
+        // Round 2 is left out (b did not run): the median of 0.5, 1.5 and 3.0, where the
+        // ratio of the medians of medians would be 35 / 20.
+        assert_eq!(ratio(&a, Fig::Wake, Some(&b), Fig::Wake), Some(1.5));
+        let c = Agg {
+            name: "c".into(),
+            rounds: vec![row(10, true), row(40, true), row(90, true), row(10, true)],
+        };
+        // 0.5, 1.5, 1.0, where the ratio of the medians of medians would be 25 / 20.
+        assert_eq!(ratio(&c, Fig::Wake, Some(&b), Fig::Wake), Some(1.0));
+        assert_eq!(ratio(&c, Fig::Wake, None, Fig::Wake), None);
         assert_eq!(median(&mut []), None);
         assert_eq!(median(&mut [3.0, 1.0, 2.0, 4.0]), Some(2.5));
     }

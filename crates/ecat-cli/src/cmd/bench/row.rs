@@ -29,6 +29,11 @@ pub struct Row {
     pub back: Option<Summary>,
     /// Cycle time (interval between wake-ups).
     pub cycle_time: Option<Summary>,
+    /// The row's own echo floor: the round trip of echo frames measured in windows that
+    /// alternated with the row's (ecat rows).
+    pub floor: Option<Summary>,
+    /// Echo frames of the row's own floor that did not come back in their cycle.
+    pub floor_lost: u64,
     /// Frames sent.
     pub frames_sent: u64,
     /// Frames that did not come back in their cycle.
