@@ -48,6 +48,7 @@ pub mod eni;
 mod error;
 pub mod esc;
 pub mod faults;
+pub mod fuzzing;
 mod netfile;
 mod netfile_esi;
 mod network;

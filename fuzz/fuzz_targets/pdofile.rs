@@ -1,0 +1,8 @@
+#![no_main]
+//! Fuzz target `pdofile`: see `fuzz` in crates/ecat-cli/src/pdofile.rs (compiled in here
+//! because the CLI is a binary crate).
+
+#[path = "../../crates/ecat-cli/src/pdofile.rs"]
+mod pdofile;
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| pdofile::fuzz(data));
