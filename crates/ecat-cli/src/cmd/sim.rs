@@ -170,7 +170,19 @@ pub fn run(a: Args) -> CmdResult {
             }
         }
     }
-    println!("ecat sim: stopped; {answered} frames answered, {dropped} dropped");
+    let c = net.counters();
+    let socket = link
+        .kernel_drops()
+        .map_or("unknown".to_string(), |d| d.to_string());
+    println!(
+        "ecat sim: stopped; {answered} frames answered, {dropped} dropped (not EtherCAT {}, wrong type {}, malformed {}, no SubDevice {}, lost {} and corrupted {} by injected faults); frames the kernel dropped before the simulator read them: {socket}",
+        c.dropped_not_ethercat,
+        c.dropped_wrong_type,
+        c.dropped_malformed,
+        c.dropped_no_subdevice,
+        c.dropped_lost,
+        c.dropped_corrupted
+    );
     Ok(())
 }
 

@@ -473,6 +473,10 @@ impl Link for FaultLink {
         self.inner.counters()
     }
 
+    fn kernel_drops(&mut self) -> Option<u64> {
+        self.inner.kernel_drops()
+    }
+
     fn describe(&self) -> String {
         self.what.clone()
     }

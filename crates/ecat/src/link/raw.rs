@@ -33,6 +33,7 @@ pub struct RawSocket {
     mac: [u8; 6],
     mode: RecvMode,
     counters: LinkCounters,
+    kernel_drops: u64,
 }
 
 fn io_err(op: &'static str, iface: &str) -> Error {
@@ -109,6 +110,7 @@ impl RawSocket {
             mac: iface::mac(ifname),
             mode: opts.recv_mode,
             counters: LinkCounters::default(),
+            kernel_drops: 0,
         })
     }
 
@@ -116,6 +118,27 @@ impl RawSocket {
     fn wait_readable(&self, deadline: Instant) -> Result<bool> {
         wait_fd(self.fd.as_raw_fd(), libc::POLLIN, deadline, &self.ifname)
     }
+}
+
+/// Frames the kernel dropped on packet socket `fd` since the last call (PACKET_STATISTICS
+/// reads and resets `tp_drops`); `None` if the kernel does not say.
+pub(super) fn packet_drops(fd: libc::c_int) -> Option<u64> {
+    let mut st = libc::tpacket_stats {
+        tp_packets: 0,
+        tp_drops: 0,
+    };
+    let mut len = std::mem::size_of::<libc::tpacket_stats>() as libc::socklen_t;
+    // SAFETY: `st` is a writable tpacket_stats and `len` its size (TPACKET_V1/V2 layout).
+    let rc = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::SOL_PACKET,
+            libc::PACKET_STATISTICS,
+            &mut st as *mut libc::tpacket_stats as *mut libc::c_void,
+            &mut len,
+        )
+    };
+    (rc == 0).then_some(st.tp_drops as u64)
 }
 
 /// The error for a failed `socket()` call: the permission sentence for EPERM/EACCES.
@@ -295,6 +318,11 @@ impl Link for RawSocket {
 
     fn counters(&self) -> LinkCounters {
         self.counters
+    }
+
+    fn kernel_drops(&mut self) -> Option<u64> {
+        self.kernel_drops += packet_drops(self.fd.as_raw_fd())?;
+        Some(self.kernel_drops)
     }
 
     fn describe(&self) -> String {
