@@ -379,6 +379,7 @@ pub fn run(mut a: Args) -> CmdResult {
         j["drives"] = serde_json::Value::Array(drives_json);
         j["losses"] = json!({
             "sent": losses.sent, "lost": losses.lost, "late": losses.late,
+            "late_by_a_tag_period": losses.late_wrapped,
             "corrupted": losses.corrupted, "dropped_by_kernel_socket": losses.kernel_socket,
             "dropped_by_interface": losses.kernel_iface, "bad_fcs": losses.bad_fcs,
             "never_answered": losses.never_answered, "counters": losses.detail,

@@ -61,6 +61,9 @@ fn parse_set(s: &str) -> Result<(usize, Vec<u8>), String> {
     Ok((pos, bytes))
 }
 
+/// Receive buffer the simulator asks for (bytes).
+const SIM_RCVBUF: usize = 8 << 20;
+
 /// Run `ecat sim`.
 pub fn run(a: Args) -> CmdResult {
     let iface = a.interface.strip_prefix("raw:").unwrap_or(&a.interface);
@@ -74,6 +77,9 @@ pub fn run(a: Args) -> CmdResult {
             .map_err(|e| format!("--set-inputs {s}: {e}"))?;
     }
     let mut link = RawSocket::open(iface)?;
+    // Room for a few seconds of frames: a stalled simulator answers late instead of
+    // dropping what the MainDevice sent (dropped ones are reported at the end).
+    link.set_receive_buffer(SIM_RCVBUF);
     crate::signals::install();
     let summary = net.summary();
     println!(

@@ -11,8 +11,8 @@
 //! (a SubDevice or the wire dropped it, or it was lost where no counter sees it).
 //!
 //! [`LossReport`] takes the counters at the start and at the end of a run and attributes each
-//! lost frame to one cause, in that order (late, corrupted, dropped by the kernel, bad FCS,
-//! never answered). Kernel and interface counters see every frame, not only cyclic ones,
+//! lost frame to one cause, in that order (late, late by a whole tag period, corrupted,
+//! dropped by the kernel, bad FCS, never answered). Kernel and interface counters see every frame, not only cyclic ones,
 //! so at most the lost frames not explained before are attributed to them.
 
 use crate::cyclic::CyclicCounters;
@@ -129,6 +129,9 @@ pub struct LossReport {
     pub lost: u64,
     /// Of those: came back after their cycle.
     pub late: u64,
+    /// Came back a whole tag period late and were taken for a later cycle's reply, which was
+    /// then counted as a duplicate (see [`crate::cyclic`]).
+    pub late_wrapped: u64,
     /// Came back broken.
     pub corrupted: u64,
     /// Dropped by the kernel for our socket (buffer or ring full).
@@ -155,6 +158,7 @@ impl LossReport {
             t
         };
         let late = take(b.frames_late - a.frames_late);
+        let late_wrapped = take(b.frames_duplicated - a.frames_duplicated);
         let corrupted = take(b.frames_corrupted - a.frames_corrupted);
         let socket = match (start.kernel_drops, end.kernel_drops) {
             (Some(x), Some(y)) => y.saturating_sub(x),
@@ -196,6 +200,7 @@ impl LossReport {
             sent: b.frames_sent - a.frames_sent,
             lost,
             late,
+            late_wrapped,
             corrupted,
             kernel_socket,
             kernel_iface,
@@ -208,10 +213,11 @@ impl LossReport {
     /// The report for humans: one line of causes, one of the counters behind them.
     pub fn text(&self) -> String {
         format!(
-            "losses by cause: {} of {} cyclic frames not back in their cycle: late {}, corrupted {}, dropped by the kernel (socket) {}, dropped by an interface {}, bad FCS {}, never answered {}\nloss counters: {}\n",
+            "losses by cause: {} of {} cyclic frames not back in their cycle: late {}, late by a whole tag period (counted as duplicates) {}, corrupted {}, dropped by the kernel (socket) {}, dropped by an interface {}, bad FCS {}, never answered {} (the other side's own counters tell where: `ecat sim` reports the frames its socket dropped)\nloss counters: {}\n",
             self.lost,
             self.sent,
             self.late,
+            self.late_wrapped,
             self.corrupted,
             self.kernel_socket,
             self.kernel_iface,
@@ -256,7 +262,13 @@ mod tests {
         assert_eq!(r.kernel_iface, 2);
         assert_eq!(r.never_answered, 1);
         assert_eq!(
-            r.late + r.corrupted + r.kernel_socket + r.kernel_iface + r.bad_fcs + r.never_answered,
+            r.late
+                + r.late_wrapped
+                + r.corrupted
+                + r.kernel_socket
+                + r.kernel_iface
+                + r.bad_fcs
+                + r.never_answered,
             r.lost
         );
         // More kernel drops than losses: only the losses are attributed.

@@ -114,6 +114,43 @@ impl RawSocket {
         })
     }
 
+    /// Ask for a socket receive buffer of `bytes` (SO_RCVBUFFORCE when privileged, else
+    /// SO_RCVBUF up to the system's limit), so a stall of the reader turns into late frames,
+    /// not dropped ones. Returns the size the kernel granted (it doubles the request for its
+    /// bookkeeping), `None` if it refused.
+    pub fn set_receive_buffer(&self, bytes: usize) -> Option<usize> {
+        let want = bytes.min(i32::MAX as usize) as libc::c_int;
+        let fd = self.fd.as_raw_fd();
+        let set = |opt| {
+            // SAFETY: `want` is a valid c_int for the option's size.
+            unsafe {
+                libc::setsockopt(
+                    fd,
+                    libc::SOL_SOCKET,
+                    opt,
+                    &want as *const libc::c_int as *const libc::c_void,
+                    std::mem::size_of::<libc::c_int>() as u32,
+                ) == 0
+            }
+        };
+        if !set(libc::SO_RCVBUFFORCE) && !set(libc::SO_RCVBUF) {
+            return None;
+        }
+        let mut got: libc::c_int = 0;
+        let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+        // SAFETY: `got` is a writable c_int and `len` its size.
+        let rc = unsafe {
+            libc::getsockopt(
+                fd,
+                libc::SOL_SOCKET,
+                libc::SO_RCVBUF,
+                &mut got as *mut libc::c_int as *mut libc::c_void,
+                &mut len,
+            )
+        };
+        (rc == 0).then_some(got as usize)
+    }
+
     /// Wait until the socket is readable or `deadline` passes. Returns false on timeout.
     fn wait_readable(&self, deadline: Instant) -> Result<bool> {
         wait_fd(self.fd.as_raw_fd(), libc::POLLIN, deadline, &self.ifname)
