@@ -120,6 +120,9 @@ fn record(preset: &str, cycles: u32, sdo: Option<usize>) -> Vec<Logged> {
     v
 }
 
+/// Records of a frame script: header byte and data.
+type Script<'a> = Vec<(u8, &'a [u8])>;
+
 /// Time step class (header bits 1–3) closest to `dt` ns.
 fn step_bits(dt: u64) -> u8 {
     let steps = ecat_sim::fuzzing::TIME_STEPS_NS;
@@ -180,7 +183,7 @@ fn write_seeds() {
         .flat_map(|&o| [o as u8, (o >> 8) as u8, 0x01])
         .collect();
     let sdo = [1u8, 0x18, 0x10, 1];
-    let seeds: [(&str, Vec<(u8, &[u8])>); 6] = [
+    let seeds: [(&str, Script); 6] = [
         ("inject_before", vec![(0x00, cyclic), (0x00, &[])]),
         (
             "inject_after",
