@@ -17,8 +17,8 @@
 //! 4. within [`RECOVERY_BOUND`] quiet cycles every SubDevice is in OP and the domain complete;
 //! 5. with distributed clocks, the sync monitor stays under [`DC_BOUND_NS`] once recovered.
 //!
-//! [`Campaign::planted_bug`] never probes lost SubDevices (the supervisor's probe interval is
-//! set to forever): recovery from an unplug is disabled, and the campaign must notice.
+//! [`Campaign::planted_bug`] never probes lost SubDevices (`Supervisor::disable_recovery`, a
+//! test-only switch): recovery from an unplug is disabled, and the campaign must notice.
 
 use ecat::clock::VirtualTime;
 use ecat::config::Direction;
@@ -280,10 +280,10 @@ impl Campaign {
                 shift_ns: 0,
             });
         }
-        if self.planted_bug {
-            act.timing.probe_interval = u64::MAX / 4;
-        }
         let mut rt = md.activate(act).expect("activate");
+        if self.planted_bug {
+            rt.disable_recovery();
+        }
         rt.run_until_state(AlState::Op, MS, 5_000)
             .expect("reaches OP");
         while rt.next_event().is_some() {}
