@@ -221,7 +221,7 @@ impl Harness {
     /// Run one input: every record one perturbed cycle, then recovery.
     pub fn run(&mut self, data: &[u8]) {
         let mut buf = [0u8; ETH_MAX_LEN];
-        for r in Script::new(data).take(256) {
+        for r in Script::new(data).take(ecat_sim::fuzzing::MAX_RECORDS) {
             let n = r.frame_into(&mut buf);
             self.cycle(&r, &buf[..n]);
         }
