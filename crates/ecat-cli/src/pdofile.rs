@@ -140,19 +140,41 @@ pub fn parse(
     Ok(configs)
 }
 
+/// A bus of three SubDevices with four SyncManagers each, alias 9 at position 2 (tests, fuzz).
+#[cfg_attr(not(test), allow(dead_code))]
+fn three_subs() -> Vec<SubDevice> {
+    (0..3)
+        .map(|p| SubDevice {
+            position: p,
+            sm_count: 4,
+            alias: if p == 2 { 9 } else { 0 },
+            ..Default::default()
+        })
+        .collect()
+}
+
+/// Fuzz entry (target `pdofile` in `fuzz/`, and the corpus replay below): any bytes as a PDO
+/// file for [`three_subs`]; nothing may panic.
+#[cfg_attr(not(test), allow(dead_code))]
+pub fn fuzz(data: &[u8]) {
+    if let Ok(text) = std::str::from_utf8(data) {
+        let _ = parse(text, "fuzz.toml", &three_subs());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    #[test]
+    fn fuzz_corpus_replays() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus/pdofile");
+        ecat_sim::fuzzing::replay_corpus(&dir, &fuzz, true);
+    }
+
     fn subs() -> Vec<SubDevice> {
-        (0..3)
-            .map(|p| SubDevice {
-                position: p,
-                sm_count: 4,
-                alias: if p == 2 { 9 } else { 0 },
-                ..Default::default()
-            })
-            .collect()
+        three_subs()
     }
 
     #[test]

@@ -53,6 +53,7 @@ pub mod eni;
 mod error;
 pub mod esc;
 pub mod faults;
+pub mod fuzzing;
 pub mod mbx;
 mod netfile;
 mod netfile_esi;

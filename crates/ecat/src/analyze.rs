@@ -512,8 +512,8 @@ fn nice(x: u64) -> u64 {
     let mut p = 1u64;
     loop {
         for m in [1, 2, 5] {
-            if p * m >= x {
-                return p * m;
+            if p.saturating_mul(m) >= x {
+                return p.saturating_mul(m);
             }
         }
         p = p.saturating_mul(10);
@@ -538,14 +538,15 @@ pub fn histogram(v: &[u64]) -> Vec<Bucket> {
         to_ns: Some(lo),
         count: 0,
     }];
-    for i in 0..21 {
+    for i in 0..21u64 {
         out.push(Bucket {
-            from_ns: Some(lo + i * width),
-            to_ns: Some(lo + (i + 1) * width),
+            from_ns: Some(lo.saturating_add(i.saturating_mul(width))),
+            to_ns: Some(lo.saturating_add((i + 1).saturating_mul(width))),
             count: 0,
         });
     }
-    let hi = lo + 21 * width;
+    // Saturating: a capture's times may be anything (found by the `analyze` fuzz target).
+    let hi = lo.saturating_add(21u64.saturating_mul(width));
     out.push(Bucket {
         from_ns: Some(hi),
         to_ns: None,
@@ -557,7 +558,7 @@ pub fn histogram(v: &[u64]) -> Vec<Bucket> {
         } else if x >= hi {
             out.len() - 1
         } else {
-            1 + ((x - lo) / width) as usize
+            (1 + ((x - lo) / width) as usize).min(out.len() - 2)
         };
         out[b].count += 1;
     }

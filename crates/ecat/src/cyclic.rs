@@ -10,8 +10,13 @@
 //! mailbox-state LRD) whose working counters are checked against theirs.
 //!
 //! Datagram indices of cyclic frames have bit 7 set (the acyclic frame engine uses 0..127);
-//! bits 6..4 carry the cycle number modulo 8 and bits 3..0 the frame number, so a frame that
-//! returns in a later cycle is recognised as late and dropped, and a duplicate as a duplicate.
+//! the low bits carry the frame number (as few as the frame count needs: none for one frame,
+//! at most 4) and the bits between carry the cycle number modulo 2^(7 − those), so a frame
+//! that returns in a later cycle is recognised as late and dropped, and a duplicate as a
+//! duplicate. The tag space is as wide as it can be because a reply delayed by a whole tag
+//! period (128 cycles with one frame, 8 with sixteen) would be taken for the current cycle's
+//! (stale inputs accepted, the real reply then counted as a duplicate): with a fixed 3-bit
+//! tag, one 8 ms stall of the SubDevices' side at 1 ms did exactly that.
 //!
 //! With [`Extras::mailbox_status`], an LRD of a small logical area reads every mailbox
 //! SubDevice's SM1 "mailbox full" bit (each maps it there with an FMMU, see
@@ -192,6 +197,8 @@ pub struct CyclicFrames {
     frames: Vec<Template>,
     specials: Vec<Special>,
     tag: u8,
+    /// Index bits for the frame number; the cycle tag sits above them.
+    frame_bits: u8,
     counters: CyclicCounters,
     /// The mailbox status bits of the last cycle (valid while `mailbox_returned`).
     mailbox: Vec<u8>,
@@ -374,14 +381,21 @@ impl CyclicFrames {
                 frames.len()
             )));
         }
+        let frame_bits = (usize::BITS - frames.len().saturating_sub(1).leading_zeros()) as u8;
         Ok(CyclicFrames {
             frames,
             specials,
             tag: 0,
+            frame_bits,
             counters: CyclicCounters::default(),
             mailbox: vec![0; extras.mailbox_status.map_or(0, |(_, n)| n as usize)],
             mailbox_returned: false,
         })
+    }
+
+    /// The cycle tag's mask: 7 bits less the frame number's.
+    fn tag_mask(&self) -> u8 {
+        0x7F >> self.frame_bits
     }
 
     /// Number of frames per cycle.
@@ -443,7 +457,7 @@ impl CyclicFrames {
     /// `master_time` (ns since 2000) goes to the reference clock when the DC mode writes it.
     pub fn prepare(&mut self, domains: &mut [Domain], master_time: u64) {
         self.counters.cycles += 1;
-        self.tag = (self.tag + 1) & 0x07;
+        self.tag = (self.tag + 1) & self.tag_mask();
         self.mailbox_returned = false;
         for p in &mut self.specials {
             p.value = 0;
@@ -458,7 +472,7 @@ impl CyclicFrames {
                 self.counters.frames_lost += 1;
             }
             f.round_trip_ns = 0;
-            let index = CYCLIC_INDEX | (self.tag << 4) | n as u8;
+            let index = CYCLIC_INDEX | (self.tag << self.frame_bits) | n as u8;
             for &h in &f.headers {
                 f.buf[h + 1] = index;
                 let len = (u16::from_le_bytes([f.buf[h + 6], f.buf[h + 7]]) & 0x07FF) as usize;
@@ -510,8 +524,8 @@ impl CyclicFrames {
             return;
         };
         let index = first.index();
-        let n = (index & 0x0F) as usize;
-        if n >= self.frames.len() || (index >> 4) & 0x07 != self.tag {
+        let n = (index & ((1 << self.frame_bits) - 1)) as usize;
+        if n >= self.frames.len() || (index & !CYCLIC_INDEX) >> self.frame_bits != self.tag {
             self.counters.frames_late += 1;
             return;
         }
@@ -807,6 +821,31 @@ mod tests {
         assert_eq!(c.counters().fixed_wkc_mismatches, 1);
         assert_eq!(c.al_probe(), Some((8, 2)));
         assert_eq!(doms[0].process(), DomainState::Complete);
+    }
+
+    #[test]
+    fn a_reply_eight_cycles_late_is_late_not_current() {
+        let mut doms = setup(1, 2);
+        let mut c = frames(&doms);
+        c.prepare(&mut doms, 0);
+        let mut old = c.frame(0, 0).to_vec();
+        ring(&mut old, 6, 8);
+        for _ in 0..8 {
+            c.prepare(&mut doms, 0);
+        }
+        let mut f = c.frame(0, 0).to_vec();
+        c.handle_frame(&old, &mut doms, 1);
+        assert_eq!(c.counters().frames_late, 1, "the stale reply is late");
+        ring(&mut f, 6, 8);
+        c.handle_frame(&f, &mut doms, 1);
+        assert_eq!(
+            c.counters().frames_received,
+            1,
+            "the current reply is taken"
+        );
+        assert_eq!(c.counters().frames_duplicated, 0);
+        // The tag wraps after 128 cycles with one frame.
+        assert_eq!(c.tag_mask(), 0x7F);
     }
 
     #[test]

@@ -38,6 +38,8 @@ pub mod eni;
 pub mod error;
 pub mod esm;
 pub mod frame;
+#[cfg(feature = "sim")]
+pub mod fuzzing;
 pub mod link;
 pub mod mailbox;
 pub mod maindevice;

@@ -394,6 +394,13 @@ impl Runtime {
         &self.supervisor
     }
 
+    /// Test-only switch (the fault campaigns' planted bug): the supervisor never probes a
+    /// lost SubDevice again. Not for applications.
+    #[doc(hidden)]
+    pub fn disable_recovery(&mut self) {
+        self.supervisor.disable_recovery();
+    }
+
     /// The supervisor, writable (the ENI configuration adds register writes).
     pub(crate) fn supervisor_mut(&mut self) -> &mut Supervisor {
         &mut self.supervisor

@@ -19,6 +19,7 @@ use ecat::cycle::{self, CycleOptions, LoopCounters};
 use ecat::dc::setup::DcOptions;
 use ecat::dc::{DcMode, DcRuntime};
 use ecat::domain::DomainState;
+use ecat::link::loss::{LossReport, LossSnapshot};
 use ecat::perf::{Metric, Perf, Summary};
 use ecat::runtime::{Activation, Runtime};
 use ecat::servo::{find_drives, ServoApp, VelocityProfile};
@@ -279,6 +280,7 @@ pub fn run(mut a: Args) -> CmdResult {
             }
         }
     };
+    let loss_start = loss_snapshot(&mut rt);
     let started = Instant::now();
     let rss_start = rss_kib();
     let mut rss_per_minute: Vec<u64> = Vec::new();
@@ -323,6 +325,8 @@ pub fn run(mut a: Args) -> CmdResult {
     print!("{}", Perf::lines(&totals));
     println!("{}", status_line(&rt, &counters, elapsed));
     println!("domain cycles not complete while all SubDevices were in OP: {incomplete_cycles}");
+    let losses = LossReport::between(&loss_start, &loss_snapshot(&mut rt));
+    print!("{}", losses.text());
     if let Some(image) = &eni_image {
         println!("ENI variables at the end:");
         super::eni_run::print_vars(&rt, image);
@@ -379,6 +383,13 @@ pub fn run(mut a: Args) -> CmdResult {
             a.cycle,
         );
         j["drives"] = serde_json::Value::Array(drives_json);
+        j["losses"] = json!({
+            "sent": losses.sent, "lost": losses.lost, "late": losses.late,
+            "late_by_a_tag_period": losses.late_wrapped,
+            "corrupted": losses.corrupted, "dropped_by_kernel_socket": losses.kernel_socket,
+            "dropped_by_interface": losses.kernel_iface, "bad_fcs": losses.bad_fcs,
+            "never_answered": losses.never_answered, "counters": losses.detail,
+        });
         j["memory"] = json!({ "rss_kib_start": rss_start, "rss_kib_end": rss_end, "rss_kib_per_minute": rss_per_minute });
         std::fs::write(path, serde_json::to_string_pretty(&j)?)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
@@ -553,6 +564,12 @@ fn describe_layout(rt: &Runtime) {
     }
     let (frames, bytes) = rt.frame_layout();
     println!("cyclic frames: {frames} per cycle, {bytes} bytes on the wire");
+}
+
+/// The counters losses are attributed from (see `ecat::link::loss`).
+fn loss_snapshot(rt: &mut Runtime) -> LossSnapshot {
+    let drops = rt.link_mut().kernel_drops();
+    LossSnapshot::take(rt.counters().0, drops, rt.link().name())
 }
 
 fn status_line(rt: &Runtime, c: &LoopCounters, elapsed: f64) -> String {

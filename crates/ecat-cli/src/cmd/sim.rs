@@ -65,6 +65,9 @@ fn parse_set(s: &str) -> Result<(usize, Vec<u8>), String> {
     Ok((pos, bytes))
 }
 
+/// Receive buffer the simulator asks for (bytes).
+const SIM_RCVBUF: usize = 8 << 20;
+
 /// Run `ecat sim`.
 pub fn run(a: Args) -> CmdResult {
     let iface = a.interface.strip_prefix("raw:").unwrap_or(&a.interface);
@@ -82,6 +85,9 @@ pub fn run(a: Args) -> CmdResult {
             .map_err(|e| format!("--set-inputs {s}: {e}"))?;
     }
     let mut link = RawSocket::open(iface)?;
+    // Room for a few seconds of frames: a stalled simulator answers late instead of
+    // dropping what the MainDevice sent (dropped ones are reported at the end).
+    link.set_receive_buffer(SIM_RCVBUF);
     crate::signals::install();
     let summary = net.summary();
     println!(
@@ -183,7 +189,19 @@ pub fn run(a: Args) -> CmdResult {
             }
         }
     }
-    println!("ecat sim: stopped; {answered} frames answered, {dropped} dropped");
+    let c = net.counters();
+    let socket = link
+        .kernel_drops()
+        .map_or("unknown".to_string(), |d| d.to_string());
+    println!(
+        "ecat sim: stopped; {answered} frames answered, {dropped} dropped (not EtherCAT {}, wrong type {}, malformed {}, no SubDevice {}, lost {} and corrupted {} by injected faults); frames the kernel dropped before the simulator read them: {socket}",
+        c.dropped_not_ethercat,
+        c.dropped_wrong_type,
+        c.dropped_malformed,
+        c.dropped_no_subdevice,
+        c.dropped_lost,
+        c.dropped_corrupted
+    );
     Ok(())
 }
 

@@ -248,6 +248,10 @@ impl Link for CaptureLink {
         self.inner.counters()
     }
 
+    fn kernel_drops(&mut self) -> Option<u64> {
+        self.inner.kernel_drops()
+    }
+
     fn describe(&self) -> String {
         format!(
             "{}, recorded to {}",

@@ -17,7 +17,7 @@
 use super::{Link, LinkCounters};
 use crate::clock::VirtualTime;
 use crate::error::{Error, Result};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -201,6 +201,9 @@ pub struct FaultStats {
     pub delayed: [AtomicU64; 2],
     /// Faults not injected because the hold pool was full.
     pub pool_full: AtomicU64,
+    /// While true no new fault is injected (held frames are still released): lets a test
+    /// switch the faults of a running link off and on.
+    pub paused: AtomicBool,
 }
 
 impl FaultStats {
@@ -355,7 +358,7 @@ impl Link for FaultLink {
     fn send(&mut self, frame: &[u8]) -> Result<()> {
         self.release_tx()?;
         let r = self.spec.tx;
-        if !r.any() {
+        if !r.any() || self.stats.paused.load(Ordering::Relaxed) {
             return self.inner.send(frame);
         }
         if self.rng.chance(r.drop) {
@@ -429,7 +432,7 @@ impl Link for FaultLink {
                 return Ok(None);
             };
             let r = self.spec.rx;
-            if !r.any() {
+            if !r.any() || self.stats.paused.load(Ordering::Relaxed) {
                 return Ok(Some(n));
             }
             if self.rng.chance(r.drop) {
@@ -470,12 +473,21 @@ impl Link for FaultLink {
         self.inner.counters()
     }
 
+    fn kernel_drops(&mut self) -> Option<u64> {
+        self.inner.kernel_drops()
+    }
+
     fn describe(&self) -> String {
         self.what.clone()
     }
 
     fn virtual_time(&self) -> Option<VirtualTime> {
         self.inner.virtual_time()
+    }
+
+    #[cfg(feature = "sim")]
+    fn sim_network(&mut self) -> Option<&mut ecat_sim::Network> {
+        self.inner.sim_network()
     }
 }
 

@@ -151,6 +151,7 @@ pub struct MmapSocket {
     mac: [u8; 6],
     mode: RecvMode,
     counters: LinkCounters,
+    kernel_drops: u64,
 }
 
 // SAFETY: the mapping is owned by this value alone (no other handle to it exists in the
@@ -258,6 +259,7 @@ impl MmapSocket {
             mac: iface::mac(ifname),
             mode: opts.recv_mode,
             counters: LinkCounters::default(),
+            kernel_drops: 0,
         };
         // SAFETY: sockaddr_ll is plain data; zeroed is a valid starting value.
         let mut sll: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
@@ -451,6 +453,11 @@ impl Link for MmapSocket {
 
     fn counters(&self) -> LinkCounters {
         self.counters
+    }
+
+    fn kernel_drops(&mut self) -> Option<u64> {
+        self.kernel_drops += super::raw::packet_drops(self.fd.as_raw_fd())?;
+        Some(self.kernel_drops)
     }
 
     fn describe(&self) -> String {

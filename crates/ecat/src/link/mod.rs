@@ -20,6 +20,7 @@
 pub mod capture;
 pub mod faults;
 pub mod iface;
+pub mod loss;
 pub mod mmap;
 pub mod raw;
 #[cfg(feature = "sim")]
@@ -68,6 +69,13 @@ pub trait Link: Send {
     /// Short description for humans (e.g. "built-in simulated network 'io'").
     fn describe(&self) -> String {
         self.name().to_string()
+    }
+
+    /// Frames the kernel dropped for this link's socket before it read them (AF_PACKET's
+    /// PACKET_STATISTICS `tp_drops`: receive buffer or ring full), accumulated since the link
+    /// opened; `None` if the link cannot tell (not a packet socket).
+    fn kernel_drops(&mut self) -> Option<u64> {
+        None
     }
 
     /// The virtual clock this link runs on, if it is simulated on virtual time.

@@ -41,6 +41,7 @@ pub struct RawSocket {
     mode: RecvMode,
     counters: LinkCounters,
     ethertype: u16,
+    kernel_drops: u64,
 }
 
 fn io_err(op: &'static str, iface: &str) -> Error {
@@ -124,13 +125,72 @@ impl RawSocket {
             mode: opts.recv_mode,
             counters: LinkCounters::default(),
             ethertype,
+            kernel_drops: 0,
         })
+    }
+
+    /// Ask for a socket receive buffer of `bytes` (SO_RCVBUFFORCE when privileged, else
+    /// SO_RCVBUF up to the system's limit), so a stall of the reader turns into late frames,
+    /// not dropped ones. Returns the size the kernel granted (it doubles the request for its
+    /// bookkeeping), `None` if it refused.
+    pub fn set_receive_buffer(&self, bytes: usize) -> Option<usize> {
+        let want = bytes.min(i32::MAX as usize) as libc::c_int;
+        let fd = self.fd.as_raw_fd();
+        let set = |opt| {
+            // SAFETY: `want` is a valid c_int for the option's size.
+            unsafe {
+                libc::setsockopt(
+                    fd,
+                    libc::SOL_SOCKET,
+                    opt,
+                    &want as *const libc::c_int as *const libc::c_void,
+                    std::mem::size_of::<libc::c_int>() as u32,
+                ) == 0
+            }
+        };
+        if !set(libc::SO_RCVBUFFORCE) && !set(libc::SO_RCVBUF) {
+            return None;
+        }
+        let mut got: libc::c_int = 0;
+        let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+        // SAFETY: `got` is a writable c_int and `len` its size.
+        let rc = unsafe {
+            libc::getsockopt(
+                fd,
+                libc::SOL_SOCKET,
+                libc::SO_RCVBUF,
+                &mut got as *mut libc::c_int as *mut libc::c_void,
+                &mut len,
+            )
+        };
+        (rc == 0).then_some(got as usize)
     }
 
     /// Wait until the socket is readable or `deadline` passes. Returns false on timeout.
     fn wait_readable(&self, deadline: Instant) -> Result<bool> {
         wait_fd(self.fd.as_raw_fd(), libc::POLLIN, deadline, &self.ifname)
     }
+}
+
+/// Frames the kernel dropped on packet socket `fd` since the last call (PACKET_STATISTICS
+/// reads and resets `tp_drops`); `None` if the kernel does not say.
+pub(super) fn packet_drops(fd: libc::c_int) -> Option<u64> {
+    let mut st = libc::tpacket_stats {
+        tp_packets: 0,
+        tp_drops: 0,
+    };
+    let mut len = std::mem::size_of::<libc::tpacket_stats>() as libc::socklen_t;
+    // SAFETY: `st` is a writable tpacket_stats and `len` its size (TPACKET_V1/V2 layout).
+    let rc = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::SOL_PACKET,
+            libc::PACKET_STATISTICS,
+            &mut st as *mut libc::tpacket_stats as *mut libc::c_void,
+            &mut len,
+        )
+    };
+    (rc == 0).then_some(st.tp_drops as u64)
 }
 
 /// The error for a failed `socket()` call: the permission sentence for EPERM/EACCES.
@@ -311,6 +371,11 @@ impl Link for RawSocket {
 
     fn counters(&self) -> LinkCounters {
         self.counters
+    }
+
+    fn kernel_drops(&mut self) -> Option<u64> {
+        self.kernel_drops += packet_drops(self.fd.as_raw_fd())?;
+        Some(self.kernel_drops)
     }
 
     fn describe(&self) -> String {

@@ -149,6 +149,8 @@ pub struct Supervisor {
     sync0: Option<(u64, u64)>,
     /// The reference clock's time at the last cycle (from the cyclic FRMW).
     dc_now: Option<u64>,
+    /// Lost SubDevices are probed (false only for the fault campaigns' planted bug).
+    recovery: bool,
 }
 
 const MAX_EVENTS: usize = 1024;
@@ -197,6 +199,7 @@ impl Supervisor {
             expected_probe: (0, 0),
             sync0: None,
             dc_now: None,
+            recovery: true,
         };
         s.update_expected_probe();
         s
@@ -239,6 +242,13 @@ impl Supervisor {
     /// True if every SubDevice is running in the target state.
     pub fn all_running(&self) -> bool {
         self.subs.iter().all(|s| s.phase == Phase::Running)
+    }
+
+    /// Test-only switch (the fault campaigns' planted bug): never probe a lost SubDevice
+    /// again, so one that leaves the ring stays lost. Not for applications.
+    #[doc(hidden)]
+    pub fn disable_recovery(&mut self) {
+        self.recovery = false;
     }
 
     /// Number of SubDevices currently lost.
@@ -499,6 +509,9 @@ impl Supervisor {
             self.subs[i].phase,
             Phase::Running | Phase::Probe | Phase::Startup(_) | Phase::Cmd { .. }
         ) {
+            return None;
+        }
+        if !self.recovery && matches!(self.subs[i].phase, Phase::Lost { .. }) {
             return None;
         }
         let s = &mut self.subs[i];
