@@ -105,6 +105,16 @@ pub struct FramePassage {
     pub epu: u64,
 }
 
+impl FramePassage {
+    /// The same passage `dt_ns` later.
+    pub fn shifted(self, dt_ns: u64) -> FramePassage {
+        FramePassage {
+            ports: self.ports.map(|p| p.map(|t| t + dt_ns)),
+            epu: self.epu + dt_ns,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 struct Sync {
     /// Armed: the cyclic unit waits for or generates pulses.

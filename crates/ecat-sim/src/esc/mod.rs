@@ -22,6 +22,7 @@ mod io;
 mod logical;
 mod mailbox;
 mod process;
+pub(crate) mod route;
 pub use mailbox::OUTBOX_LIMIT;
 pub mod regmap;
 mod syncman;
@@ -331,6 +332,26 @@ impl Esc {
         self.eeprom_tick(now_ns);
         self.watchdog_tick(now_ns);
         self.esm_tick(now_ns);
+    }
+
+    /// True time from which [`Esc::tick`] has something to do: an EEPROM command completing,
+    /// the SM watchdog expiring, a pending OP request timing out (`u64::MAX`: none).
+    pub(crate) fn tick_due(&self) -> u64 {
+        let mut due = u64::MAX;
+        if let Some((_, done)) = self.eeprom.pending {
+            due = due.min(done);
+        }
+        if let (Some(last), false, Some(timeout)) =
+            (self.wd.last, self.wd.expired, self.watchdog_timeout_ns())
+        {
+            if self.watchdog_sm_active() {
+                due = due.min(last.saturating_add(timeout).saturating_add(1));
+            }
+        }
+        if let Some(d) = self.esm.op_deadline {
+            due = due.min(d);
+        }
+        due
     }
 
     /// Work done when a (good) frame has passed: buffered SMs the MainDevice completed are
