@@ -569,9 +569,13 @@ impl Network {
 
     /// The ESC at `position`, writable.
     pub fn subdevice_mut(&mut self, position: usize) -> Option<&mut Esc> {
+        // Whatever the caller changes, the next frame recomputes the routes and runs the
+        // PDI side (e.g. publishes inputs set through the test API).
         self.routes_dirty = true;
         let i = *self.bus.get(position)?;
-        self.nodes[i].esc.as_mut()
+        let esc = self.nodes[i].esc.as_mut()?;
+        esc.kick_pdi();
+        Some(esc)
     }
 
     /// Number of ESCs on the frame path (plugged in).
@@ -721,7 +725,7 @@ impl Network {
                     esc.process_datagram(&mut dg);
                 }
             }
-            esc.end_of_frame(now_ns);
+            esc.pdi_after_frame(now_ns);
             *route = esc.route();
         }
         index.set_adp(frame, stop.min(hop));

@@ -76,8 +76,12 @@ impl Esc {
         let len = dg.data_len();
         let want_read = matches!(cmd, Command::Lrd | Command::Lrw);
         let want_write = matches!(cmd, Command::Lwr | Command::Lrw);
-        let mut incoming = [0u8; 0x0800];
-        incoming[..len].copy_from_slice(dg.data());
+        // LRW writes the data as it arrived, before this ESC's reads changed it.
+        let mut incoming = core::mem::take(&mut self.scratch);
+        incoming.clear();
+        if cmd == Command::Lrw {
+            incoming.extend_from_slice(dg.data());
+        }
         let (mut read, mut wrote, mut addressed) = (false, false, false);
         for n in 0..self.shape.fmmus {
             let a = reg::fmmu(n) as usize;
@@ -95,9 +99,15 @@ impl Esc {
                 read |= self.fmmu_read(&span, dg.data_mut());
             }
             if want_write && f.kind & FmmuRepr::WRITE != 0 {
-                wrote |= self.fmmu_write(&span, &incoming[..len]);
+                let data = if cmd == Command::Lrw {
+                    &incoming[..len]
+                } else {
+                    dg.data()
+                };
+                wrote |= self.fmmu_write(&span, data);
             }
         }
+        self.scratch = incoming;
         let w = if cmd == Command::Lrw { 2 } else { 1 };
         DatagramOutcome {
             addressed,

@@ -103,6 +103,11 @@ pub struct Esc {
     links: [bool; 4],
     pub(crate) dc: dc::DcState,
     behaviour: Option<Box<dyn Behaviour>>,
+    /// Something the PDI side reacts to happened since it last ran (see
+    /// [`Esc::pdi_after_frame`]).
+    pdi_kick: bool,
+    /// Reused copy of an LRW's incoming data.
+    scratch: Vec<u8>,
 }
 
 impl core::fmt::Debug for Esc {
@@ -142,6 +147,8 @@ impl Esc {
             links: [true, false, false, false],
             dc: Default::default(),
             behaviour: None,
+            pdi_kick: true,
+            scratch: Vec::new(),
         };
         esc.power_up();
         esc
@@ -156,6 +163,7 @@ impl Esc {
     /// power-on, reload the configuration area from the SII (whose content survives, as an
     /// EEPROM does) and reset the device behaviour.
     pub fn power_up(&mut self) {
+        self.pdi_kick = true;
         self.mem.fill(0);
         self.eeprom = Default::default();
         self.mbx = Default::default();
@@ -354,10 +362,27 @@ impl Esc {
         due
     }
 
+    /// [`Esc::end_of_frame`] if anything the PDI side reacts to happened since it last ran:
+    /// an ECAT write other than to the DC registers, an access to a SyncManager's buffer, an
+    /// AL status change, a timer (watchdog, EEPROM, OP request) firing, power-up. A frame
+    /// that only read registers or fed the DC control loop leaves the PDI side idle, as a
+    /// firmware driven by the ESC's events is.
+    pub(crate) fn pdi_after_frame(&mut self, now_ns: u64) {
+        if core::mem::take(&mut self.pdi_kick) {
+            self.end_of_frame(now_ns);
+        }
+    }
+
+    /// Note that the PDI side has something to react to after this frame.
+    pub(crate) fn kick_pdi(&mut self) {
+        self.pdi_kick = true;
+    }
+
     /// Work done when a (good) frame has passed: buffered SMs the MainDevice completed are
     /// swapped in, then the PDI side runs: mailbox handling, outputs, the device behaviour and
     /// inputs (see the `io` module).
     pub fn end_of_frame(&mut self, now_ns: u64) {
+        self.pdi_kick = false;
         self.buffered_frame_end(true);
         self.mailbox_service();
         self.process_data_outputs();
@@ -403,6 +428,7 @@ impl Esc {
     }
 
     fn set_al_status(&mut self, status: u16, code: Option<u16>) {
+        self.pdi_kick = true;
         let old = self.get16(reg::AL_STATUS);
         self.put16(reg::AL_STATUS, status);
         if let Some(c) = code {

@@ -67,6 +67,7 @@ impl Esc {
             return;
         }
         self.wd.expired = true;
+        self.kick_pdi();
         self.mem[reg::WATCHDOG_PD_STATUS as usize] &= !1;
         let c = &mut self.mem[reg::WATCHDOG_PD_COUNTER as usize];
         *c = c.saturating_add(1);
