@@ -717,16 +717,39 @@ impl Network {
                 passed_irq |= route.irq;
                 continue;
             }
-            esc.tick(now_ns);
+            if now_ns >= route.due {
+                esc.tick(now_ns);
+            } else {
+                esc.set_now(now_ns);
+            }
             index.set_adp(frame, hop);
-            esc.dc_frame(rel.shifted(now_ns));
+            // The SYNC unit and the 0x0910 snapshot follow the frames that reach the DC
+            // registers (pulses between run when it next does, or on `advance_to`).
+            if index
+                .dgs
+                .iter()
+                .any(|d| route.concerns(d, hop) && route.dc_relevant(d))
+            {
+                esc.dc_frame(rel.shifted(now_ns));
+            }
             for d in &index.dgs {
+                if !route.concerns(d, hop) {
+                    // Passes without effect: only the event request is ORed in.
+                    index.or_irq_one(frame, d, esc.irq());
+                    continue;
+                }
                 if let Ok(mut dg) = Datagram::new_checked(&mut frame[d.at..d.at + d.total]) {
                     esc.process_datagram(&mut dg);
                 }
             }
+            // Addressing, FMMUs and timers change only with what also wakes the PDI side.
+            let reroute = esc.pdi_pending();
             esc.pdi_after_frame(now_ns);
-            *route = esc.route();
+            if reroute {
+                *route = esc.route();
+            } else {
+                route.irq = esc.irq();
+            }
         }
         index.set_adp(frame, stop.min(hop));
         index.or_irq(frame, passed_irq);

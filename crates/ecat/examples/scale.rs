@@ -45,8 +45,20 @@ const TARGET_SIM_NS_PER_SD: f64 = 250.0;
 const TARGET_TO_OP_S: f64 = 1.5;
 const PERIOD_NS: u64 = 1_000_000;
 
-/// A simulated link that adds the time spent processing frames (the simulated ring) to a
-/// shared counter.
+/// CPU time of the calling thread (ns): the figures stay meaningful on a shared, loaded
+/// machine where wall time includes waiting for a CPU.
+fn cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid timespec for the call to fill.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// A simulated link that adds the CPU time spent processing frames (the simulated ring) to
+/// a shared counter.
 struct Timed {
     inner: SimLink,
     sim_ns: Arc<AtomicU64>,
@@ -54,10 +66,13 @@ struct Timed {
 
 impl Link for Timed {
     fn send(&mut self, frame: &[u8]) -> Result<()> {
-        let t = Instant::now();
+        if DUMP.load(Ordering::Relaxed) > 0 {
+            DUMP.fetch_sub(1, Ordering::Relaxed);
+            dump(frame);
+        }
+        let t = cpu_ns();
         let r = self.inner.send(frame);
-        self.sim_ns
-            .fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        self.sim_ns.fetch_add(cpu_ns() - t, Ordering::Relaxed);
         r
     }
     fn recv(&mut self, buf: &mut [u8], deadline: Option<Instant>) -> Result<Option<usize>> {
@@ -74,12 +89,34 @@ impl Link for Timed {
     }
 }
 
+/// Frames left to describe on stderr (SCALE_DUMP=N: the first N cyclic-phase frames).
+static DUMP: AtomicU64 = AtomicU64::new(0);
+
+/// One line per frame: its datagrams (command, address, length).
+fn dump(frame: &[u8]) {
+    let mut p = 16;
+    let mut out = format!("frame {} bytes:", frame.len());
+    while p + 12 <= frame.len() {
+        let cmd = ecat_wire::Command::from_u8(frame[p]).map_or("?", |c| c.name());
+        let adp = u16::from_le_bytes([frame[p + 2], frame[p + 3]]);
+        let ado = u16::from_le_bytes([frame[p + 4], frame[p + 5]]);
+        let lf = u16::from_le_bytes([frame[p + 6], frame[p + 7]]);
+        out += &format!(" {cmd} {adp:#06x}:{ado:#06x}/{}", lf & 0x7FF);
+        if lf & 0x8000 == 0 {
+            break;
+        }
+        p += 12 + (lf & 0x7FF) as usize;
+    }
+    eprintln!("{out}");
+}
+
 /// What one size measured.
 struct Row {
     n: usize,
     scan_ms: f64,
     dc_ms: f64,
     to_op_ms: f64,
+    to_op_cpu_ms: f64,
     op_cycles: u64,
     master_ns: f64,
     sim_ns: f64,
@@ -103,7 +140,8 @@ fn peak_rss_mib() -> f64 {
         .map_or(0.0, |kib| kib / 1024.0)
 }
 
-fn bring_up(n: usize, sim_ns: &Arc<AtomicU64>) -> (Runtime, f64, f64, f64) {
+fn bring_up(n: usize, sim_ns: &Arc<AtomicU64>) -> (Runtime, f64, f64, f64, f64) {
+    let c0 = cpu_ns();
     let net = Network::open(&format!("io{n}")).expect("generated network");
     let link = SimLink::with_network(net, format!("sim:io{n}"), format!("io{n}"));
     let t0 = Instant::now();
@@ -135,26 +173,28 @@ fn bring_up(n: usize, sim_ns: &Arc<AtomicU64>) -> (Runtime, f64, f64, f64) {
     rt.run_until_state(AlState::Op, PERIOD_NS, 20_000)
         .expect("OP");
     let to_op_ms = t0.elapsed().as_secs_f64() * 1e3;
-    (rt, scan_ms, dc_ms, to_op_ms)
+    (rt, scan_ms, dc_ms, to_op_ms, (cpu_ns() - c0) as f64 / 1e6)
 }
 
 /// One size, measured in this process.
 fn measure(n: usize, rounds: usize, cycles: u64) -> Row {
     let sim_ns = Arc::new(AtomicU64::new(0));
-    let (mut rt, scan_ms, dc_ms, to_op_ms) = bring_up(n, &sim_ns);
+    let (mut rt, scan_ms, dc_ms, to_op_ms, to_op_cpu_ms) = bring_up(n, &sim_ns);
     let op_cycles = rt.cycle_count();
+    let dump_n = std::env::var("SCALE_DUMP").ok().and_then(|s| s.parse().ok());
+    DUMP.store(dump_n.unwrap_or(0), Ordering::Relaxed);
     let (mut whole, mut sim) = (Vec::new(), Vec::new());
     let mut wkc_ok = 0;
     for _ in 0..rounds {
         sim_ns.store(0, Ordering::Relaxed);
-        let t = Instant::now();
+        let t = cpu_ns();
         for _ in 0..cycles {
             if rt.tx_rx(PERIOD_NS).expect("cycle")
                 && rt.domains().iter().all(|d| d.state() == DomainState::Complete) {
                 wkc_ok += 1;
             }
         }
-        let spent = t.elapsed().as_nanos() as f64 / cycles as f64;
+        let spent = (cpu_ns() - t) as f64 / cycles as f64;
         let s = sim_ns.load(Ordering::Relaxed) as f64 / cycles as f64;
         whole.push(spent);
         sim.push(s);
@@ -166,6 +206,7 @@ fn measure(n: usize, rounds: usize, cycles: u64) -> Row {
         scan_ms,
         dc_ms,
         to_op_ms,
+        to_op_cpu_ms,
         op_cycles,
         master_ns,
         sim_ns,
@@ -178,11 +219,12 @@ fn measure(n: usize, rounds: usize, cycles: u64) -> Row {
 
 fn print_header() {
     println!(
-        "{:>6} {:>8} {:>8} {:>9} {:>7} {:>10} {:>10} {:>9} {:>9} {:>8} {:>7} {:>11}",
+        "{:>6} {:>8} {:>8} {:>9} {:>9} {:>7} {:>10} {:>10} {:>9} {:>9} {:>8} {:>7} {:>11}",
         "SDs",
         "scan ms",
         "DC ms",
         "to OP ms",
+        "OP cpu ms",
         "cycles",
         "master ns",
         "sim ns",
@@ -197,11 +239,12 @@ fn print_header() {
 fn print_row(r: &Row) {
     let per_sd = r.sim_ns / r.n as f64;
     println!(
-        "{:>6} {:>8.0} {:>8.0} {:>9.0} {:>7} {:>10.0} {:>10.0} {:>9.1} {:>9.1} {:>8.1} {:>7} {:>11}",
+        "{:>6} {:>8.0} {:>8.0} {:>9.0} {:>9.0} {:>7} {:>10.0} {:>10.0} {:>9.1} {:>9.1} {:>8.1} {:>7} {:>11}",
         r.n,
         r.scan_ms,
         r.dc_ms,
         r.to_op_ms,
+        r.to_op_cpu_ms,
         r.op_cycles,
         r.master_ns,
         r.sim_ns,
@@ -219,18 +262,19 @@ fn parse_row(line: &str) -> Option<Row> {
         .split_whitespace()
         .map(|x| x.parse().ok())
         .collect::<Option<_>>()?;
-    (v.len() == 11).then(|| Row {
+    (v.len() == 12).then(|| Row {
         n: v[0] as usize,
         scan_ms: v[1],
         dc_ms: v[2],
         to_op_ms: v[3],
-        op_cycles: v[4] as u64,
-        master_ns: v[5],
-        sim_ns: v[6],
-        frames: v[7] as usize,
-        wkc_ok: v[8] as u64,
-        cycles: v[9] as u64,
-        rss_mib: v[10],
+        to_op_cpu_ms: v[4],
+        op_cycles: v[5] as u64,
+        master_ns: v[6],
+        sim_ns: v[7],
+        frames: v[8] as usize,
+        wkc_ok: v[9] as u64,
+        cycles: v[10] as u64,
+        rss_mib: v[11],
     })
 }
 
@@ -242,14 +286,19 @@ fn main() {
         .unwrap_or(5);
     if let Some(n) = args.first().and_then(|a| a.strip_prefix("--child=")) {
         let n: usize = n.parse().expect("size");
-        let cycles = (200_000 / n as u64).clamp(100, 2_000);
+        // SCALE_CYCLES: cycles per round (e.g. many, to profile the cyclic phase).
+        let cycles = std::env::var("SCALE_CYCLES")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or((200_000 / n as u64).clamp(100, 2_000));
         let r = measure(n, rounds, cycles);
         println!(
-            "ROW {} {} {} {} {} {} {} {} {} {} {}",
+            "ROW {} {} {} {} {} {} {} {} {} {} {} {}",
             r.n,
             r.scan_ms,
             r.dc_ms,
             r.to_op_ms,
+            r.to_op_cpu_ms,
             r.op_cycles,
             r.master_ns,
             r.sim_ns,

@@ -1,4 +1,4 @@
-//! Logical commands (LRD, LWR, LRW) through the FMMUs, bit by bit.
+//! Logical commands (LRD, LWR, LRW) through the FMMUs, bit by bit (a memory byte at a time).
 //!
 //! Every enabled FMMU whose type allows the direction maps logical bits
 //! `[start·8 + start_bit, … + bit_count)` onto physical bits from
@@ -85,12 +85,12 @@ impl Esc {
         let (mut read, mut wrote, mut addressed) = (false, false, false);
         for n in 0..self.shape.fmmus {
             let a = reg::fmmu(n) as usize;
+            if self.mem[a + 12] & 1 == 0 {
+                continue;
+            }
             let Ok(f) = FmmuRepr::parse(&self.mem[a..a + FmmuRepr::LEN]) else {
                 continue;
             };
-            if !f.enabled() {
-                continue;
-            }
             let Some(span) = Span::of(&f, la, len) else {
                 continue;
             };
@@ -119,15 +119,29 @@ impl Esc {
         let (lo, hi) = span.mem_bytes();
         let gate = self.sm_gate(lo, hi, Dir::Read);
         let mut any = false;
-        for i in 0..span.bits {
+        let mut i = 0;
+        // A memory byte at a time (access rights are per byte), whole bytes when aligned.
+        while i < span.bits {
             let m = span.mem_bit + i;
-            let a = (m / 8) as u32;
-            if m / 8 > u32::MAX as u64 || !self.readable(a, &gate) {
+            let (a, b0) = (m / 8, m % 8);
+            let n = (8 - b0).min(span.bits - i);
+            let fb = span.frame_bit + i;
+            i += n;
+            if a > u32::MAX as u64 || !self.readable(a as u32, &gate) {
                 continue;
             }
-            let pa = gate.map(a) as usize;
-            let v = self.mem.get(pa).is_some_and(|b| b & (1 << (m % 8)) != 0);
-            set_bit(frame, span.frame_bit + i, v);
+            let v = self
+                .mem
+                .get(gate.map(a as u32) as usize)
+                .copied()
+                .unwrap_or(0);
+            if n == 8 && fb % 8 == 0 {
+                frame[(fb / 8) as usize] = v;
+            } else {
+                for j in 0..n {
+                    set_bit(frame, fb + j, v & (1 << (b0 + j)) != 0);
+                }
+            }
             any = true;
         }
         if any {
@@ -141,16 +155,27 @@ impl Esc {
         let gate = self.sm_gate(lo, hi, Dir::Write);
         let ctx: WriteCtx = self.write_ctx();
         let mut any = false;
-        for i in 0..span.bits {
+        let mut i = 0;
+        while i < span.bits {
             let m = span.mem_bit + i;
-            let a = (m / 8) as u32;
-            if m / 8 > u32::MAX as u64 || !self.writable(a, &gate, &ctx) {
+            let (a, b0) = (m / 8, m % 8);
+            let n = (8 - b0).min(span.bits - i);
+            let fb = span.frame_bit + i;
+            i += n;
+            if a > u32::MAX as u64 || !self.writable(a as u32, &gate, &ctx) {
                 continue;
             }
-            let pa = gate.map(a);
-            let mut byte = [self.mem.get(pa as usize).copied().unwrap_or(0)];
-            set_bit(&mut byte, m % 8, bit(incoming, span.frame_bit + i));
-            self.store(pa, byte[0]);
+            let pa = gate.map(a as u32);
+            let byte = if n == 8 && fb % 8 == 0 {
+                incoming[(fb / 8) as usize]
+            } else {
+                let mut byte = [self.mem.get(pa as usize).copied().unwrap_or(0)];
+                for j in 0..n {
+                    set_bit(&mut byte, b0 + j, bit(incoming, fb + j));
+                }
+                byte[0]
+            };
+            self.store(pa, byte);
             any = true;
         }
         if any {

@@ -337,9 +337,16 @@ impl Esc {
     /// Advance internal timers (EEPROM busy, SM watchdog, a pending OP request) to `now_ns`.
     /// Called before each frame.
     pub fn tick(&mut self, now_ns: u64) {
+        self.set_now(now_ns);
         self.eeprom_tick(now_ns);
         self.watchdog_tick(now_ns);
         self.esm_tick(now_ns);
+    }
+
+    /// Let the ESC know the time of the frame being processed without running its timers
+    /// (what [`Esc::tick`] does when none is due).
+    pub(crate) fn set_now(&mut self, now_ns: u64) {
+        self.eeprom.now_ns = now_ns;
     }
 
     /// True time from which [`Esc::tick`] has something to do: an EEPROM command completing,
@@ -371,6 +378,11 @@ impl Esc {
         if core::mem::take(&mut self.pdi_kick) {
             self.end_of_frame(now_ns);
         }
+    }
+
+    /// Whether the PDI side has something to react to.
+    pub(crate) fn pdi_pending(&self) -> bool {
+        self.pdi_kick
     }
 
     /// Note that the PDI side has something to react to after this frame.

@@ -107,6 +107,13 @@ impl FrameIndex {
             return;
         }
         for d in &self.dgs {
+            self.or_irq_one(frame, d, irq);
+        }
+    }
+
+    /// OR `irq` into the IRQ field of `d`.
+    pub fn or_irq_one(&self, frame: &mut [u8], d: &DgRef, irq: u16) {
+        if irq != 0 {
             let f = &mut frame[d.at + 8..d.at + 10];
             let v = u16::from_le_bytes([f[0], f[1]]) | irq;
             f.copy_from_slice(&v.to_le_bytes());
@@ -125,6 +132,8 @@ pub(crate) struct Route {
     /// Logical bits `[lo, hi)` covering every enabled FMMU (empty when `lo >= hi`).
     log_lo: u64,
     log_hi: u64,
+    /// An enabled FMMU maps into the DC registers 0x0900–0x09FF.
+    fmmu_dc: bool,
     /// ECAT event request ORed into every passing datagram.
     pub irq: u16,
     /// True time from which [`Esc::tick`] has something to do (`u64::MAX`: nothing).
@@ -132,6 +141,17 @@ pub(crate) struct Route {
 }
 
 impl Route {
+    /// Whether datagram `d`, which concerns this ESC, can reach its DC registers
+    /// 0x0900–0x09FF (then the ESC needs the frame's passage times and its SYNC unit run up
+    /// to the frame; see [`Esc::dc_frame`]).
+    pub fn dc_relevant(&self, d: &DgRef) -> bool {
+        match d.cmd.map(Command::addressing) {
+            Some(Addressing::Logical) => self.fmmu_dc,
+            Some(Addressing::None) | None => false,
+            Some(_) => (d.ado as usize) < 0x0A00 && d.ado as usize + d.len > 0x0900,
+        }
+    }
+
     /// Whether datagram `d` can concern this ESC when it passes as the `hop`-th ESC of the
     /// frame (conservative: true whenever processing it could read or write anything).
     pub fn concerns(&self, d: &DgRef, hop: usize) -> bool {
@@ -157,7 +177,7 @@ impl Route {
 impl Esc {
     /// This ESC's [`Route`] now.
     pub(crate) fn route(&self) -> Route {
-        let (mut lo, mut hi) = (u64::MAX, 0);
+        let (mut lo, mut hi, mut fmmu_dc) = (u64::MAX, 0, false);
         for n in 0..self.shape.fmmus {
             let a = reg::fmmu(n) as usize;
             if self.mem[a + 12] & 1 == 0 {
@@ -171,6 +191,8 @@ impl Esc {
             if fs < fe {
                 lo = lo.min(fs);
                 hi = hi.max(fe);
+                let ps = f.physical_start as u64;
+                fmmu_dc |= ps < 0x0A00 && ps + (fe - fs).div_ceil(8) + 1 > 0x0900;
             }
         }
         let alias_on = self.mem[reg::DL_CONTROL_ALIAS as usize] & 1 != 0;
@@ -179,6 +201,7 @@ impl Esc {
             alias: alias_on.then(|| self.station_alias()),
             log_lo: lo,
             log_hi: hi,
+            fmmu_dc,
             irq: self.irq(),
             due: self.tick_due(),
         }
