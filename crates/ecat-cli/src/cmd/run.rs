@@ -84,6 +84,71 @@ pub struct Args {
     /// Wake this early and spin to the cycle boundary (e.g. 20us)
     #[arg(long, default_value = "0", value_parser = |s: &str| parse_ns(s, 1_000))]
     busy_wait: u64,
+    /// Print every per-SubDevice line (DC delays, state changes, the final list) even on a
+    /// large bus, where they are summarised otherwise
+    #[arg(short, long)]
+    verbose: bool,
+}
+
+/// Above this many SubDevices, per-SubDevice lines are summarised unless `-v`.
+const LIST_LIMIT: usize = 32;
+
+/// Print the supervisor's events; without `verbose`, a run of more than [`LIST_LIMIT`]
+/// "is in STATE" lines of one cycle becomes one line.
+fn print_events(rt: &mut Runtime, verbose: bool) {
+    let mut events = Vec::new();
+    while let Some(e) = rt.next_event() {
+        events.push(e);
+    }
+    print!("{}", events_text(&events, verbose));
+}
+
+fn events_text(events: &[ecat::supervisor::Event], verbose: bool) -> String {
+    use ecat::supervisor::Event;
+    let mut out = String::new();
+    let mut i = 0;
+    while i < events.len() {
+        let run = match &events[i] {
+            Event::Reached { state, cycle, .. } => events[i..]
+                .iter()
+                .take_while(|e| matches!(e, Event::Reached { state: s, cycle: c, .. } if s == state && c == cycle))
+                .count(),
+            _ => 1,
+        };
+        if !verbose && run > LIST_LIMIT {
+            if let Event::Reached { state, cycle, .. } = &events[i] {
+                out += &format!("cycle {cycle}: {run} SubDevices are in {state} (-v lists them)\n");
+            }
+        } else {
+            for e in &events[i..i + run] {
+                out += &format!("{e}\n");
+            }
+        }
+        i += run;
+    }
+    out
+}
+
+/// The DC delays for the setup line: every SubDevice's with `verbose` or on a small bus,
+/// else a summary (count, range, the last one).
+fn dc_delays_text(subs: &[ecat::SubDevice], verbose: bool) -> String {
+    let d: Vec<(u16, u32)> = subs
+        .iter()
+        .filter_map(|s| s.dc.map(|d| (s.position, d.delay_ns)))
+        .collect();
+    if verbose || d.len() <= LIST_LIMIT {
+        return d
+            .iter()
+            .map(|(p, ns)| format!("{p}:{ns}ns"))
+            .collect::<Vec<_>>()
+            .join(" ");
+    }
+    let max = d.iter().map(|x| x.1).max().unwrap_or(0);
+    let (lp, lns) = d.last().copied().unwrap_or((0, 0));
+    format!(
+        "{} DC SubDevices, 0..{max} ns from the reference, last {lp}:{lns}ns (-v lists all)",
+        d.len()
+    )
 }
 
 /// What the application part of the cycle does.
@@ -203,8 +268,9 @@ pub fn run(mut a: Args) -> CmdResult {
                     a.cycle as f64 / 1e3
                 );
             }
-            let (choice, cycle) = (a.dc, a.cycle);
-            let (rt, image) = super::eni_run::activate(md, eni, |md| setup_dc(md, choice, cycle))?;
+            let (choice, cycle, verbose) = (a.dc, a.cycle, a.verbose);
+            let (rt, image) =
+                super::eni_run::activate(md, eni, |md| setup_dc(md, choice, cycle, verbose))?;
             let profile = a.profile.unwrap_or(Profile::Hold);
             if profile == Profile::Velocity {
                 return Err(
@@ -221,9 +287,7 @@ pub fn run(mut a: Args) -> CmdResult {
     describe_layout(&rt);
     let t1 = Instant::now();
     let bringup = rt.run_until_state(AlState::Op, a.cycle, 10_000_000_000 / a.cycle.max(1));
-    while let Some(e) = rt.next_event() {
-        println!("{e}");
-    }
+    print_events(&mut rt, a.verbose);
     bringup?;
     println!(
         "all {} SubDevices in OP after {} cycles ({:.1} ms)",
@@ -272,10 +336,9 @@ pub fn run(mut a: Args) -> CmdResult {
     let started = Instant::now();
     let rss_start = rss_kib();
     let mut rss_per_minute: Vec<u64> = Vec::new();
+    let verbose = a.verbose;
     let mut report = |perf: &mut Perf, rt: &mut Runtime, c: &LoopCounters| {
-        while let Some(e) = rt.next_event() {
-            println!("{e}");
-        }
+        print_events(rt, verbose);
         while rss_per_minute.len() < perf.minutes().len() {
             let n = rss_per_minute.len();
             let row = perf.minutes()[n];
@@ -303,9 +366,7 @@ pub fn run(mut a: Args) -> CmdResult {
         &mut app,
         &mut report,
     );
-    while let Some(e) = rt.next_event() {
-        println!("{e}");
-    }
+    print_events(&mut rt, a.verbose);
     let counters = result?;
     let elapsed = started.elapsed().as_secs_f64();
     println!(
@@ -380,14 +441,23 @@ pub fn run(mut a: Args) -> CmdResult {
     }
     println!("stopping: requesting INIT from every SubDevice");
     let stop_result = rt.run_until_state(AlState::Init, a.cycle.max(100_000), 5_000);
-    while let Some(e) = rt.next_event() {
-        println!("{e}");
-    }
+    print_events(&mut rt, a.verbose);
     stop_result?;
     a.tap.report(&rt);
     let states = crate::output::runtime_subdevices(&rt);
-    for i in 0..states.len() {
-        println!("{}", list_line(&states, i));
+    if a.verbose || states.len() <= LIST_LIMIT {
+        for i in 0..states.len() {
+            println!("{}", list_line(&states, i));
+        }
+    } else {
+        let init = states
+            .iter()
+            .filter(|s| s.al_status.state() == Some(AlState::Init))
+            .count();
+        println!(
+            "{} SubDevices, {init} in INIT (-v lists them)",
+            states.len()
+        );
     }
     Ok(())
 }
@@ -452,7 +522,7 @@ fn activate_auto(
             drives.len()
         );
     }
-    let dc = setup_dc(&mut md, a.dc, a.cycle)?;
+    let dc = setup_dc(&mut md, a.dc, a.cycle, a.verbose)?;
     let rt = md.activate(Activation {
         configs: Some(configs),
         startup_sdos,
@@ -467,6 +537,7 @@ fn setup_dc(
     md: &mut ecat::MainDevice,
     choice: DcChoice,
     cycle_ns: u64,
+    verbose: bool,
 ) -> Result<Option<DcRuntime>, Box<dyn std::error::Error>> {
     let wants_sync0 = md
         .subdevices()
@@ -488,11 +559,7 @@ fn setup_dc(
                     "DC: reference clock SubDevice {}, {mode:?}, SYNC0 every {:.0} us; delays {}; max |system time difference| after static compensation {diff} ns ({:.0} ms)",
                     setup.reference_position,
                     cycle_ns as f64 / 1e3,
-                    md.subdevices()
-                        .iter()
-                        .filter_map(|s| s.dc.map(|d| format!("{}:{}ns", s.position, d.delay_ns)))
-                        .collect::<Vec<_>>()
-                        .join(" "),
+                    dc_delays_text(md.subdevices(), verbose),
                     t.elapsed().as_secs_f64() * 1e3
                 );
                 dc = Some(DcRuntime {
