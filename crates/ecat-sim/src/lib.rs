@@ -51,6 +51,7 @@ pub mod faults;
 mod netfile;
 mod netfile_esi;
 mod network;
+mod rx_errors;
 pub mod replay;
 pub mod sii_info;
 

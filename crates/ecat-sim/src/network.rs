@@ -173,7 +173,7 @@ pub struct Network {
     index_buf: FrameIndex,
     /// Per ESC: where a frame leaving at true time 0 passes it (`None`: not reached), for
     /// the plugging in `rel_plugged`; a frame leaving at `t` passes `t` later.
-    rel_passages: Vec<Option<FramePassage>>,
+    pub(crate) rel_passages: Vec<Option<FramePassage>>,
     rel_plugged: Vec<bool>,
     /// Per ESC: its summary for passing it untouched (see `esc::route`); recomputed after
     /// every frame that ran it, and all of them after any outside access (`routes_dirty`).
@@ -703,9 +703,6 @@ impl Network {
             let route = &mut self.routes[k];
             if hop >= stop {
                 esc.tick(now_ns);
-                if roll.corrupt_at.is_some() {
-                    esc.count_crc_error(hop == stop);
-                }
                 *route = esc.route();
                 continue;
             }
@@ -750,6 +747,9 @@ impl Network {
             } else {
                 route.irq = esc.irq();
             }
+        }
+        if let Some(at) = roll.corrupt_at {
+            self.count_rx_errors(at);
         }
         index.set_adp(frame, stop.min(hop));
         index.or_irq(frame, passed_irq);

@@ -1,10 +1,13 @@
 //! The cyclic frames: built once at activation, patched and sent every cycle, matched on return.
 //!
 //! Every domain datagram ([`crate::domain::DatagramPlan`]) gets a fixed place in one of the
-//! frame templates (first fit, in domain order), and the last frame carries a BRD of AL status
-//! in its spare room: its WKC is the number of SubDevices that answered and its data the OR of
+//! frame templates (in domain order after the DC datagrams, a new frame when the open one is
+//! full), and the first frame with spare room carries a BRD of AL status (and the sync
+//! monitor's BRD): its WKC is the number of SubDevices that answered and its data the OR of
 //! their states, so a SubDevice leaving OP or the ring is seen within one cycle at no extra
-//! frame.
+//! frame. On a large network split over several frames that is usually the first, next to
+//! the DC datagrams: the datagrams every SubDevice answers then share one frame, and each
+//! other frame concerns only the SubDevices its process data belongs to.
 //!
 //! Datagram indices of cyclic frames have bit 7 set (the acyclic frame engine uses 0..127);
 //! bits 6..4 carry the cycle number modulo 8 and bits 3..0 the frame number, so a frame that
@@ -130,88 +133,105 @@ pub struct CyclicFrames {
 }
 
 impl CyclicFrames {
-    /// Lay out the domains' datagrams into frames from `mac`, with the DC datagrams first and
-    /// the AL probe and sync monitor in the spare room at the end.
+    /// Lay out the domains' datagrams into frames from `mac`: the DC datagrams first, then the
+    /// process data, and the AL probe and sync monitor in the first frame with room.
     pub fn new(domains: &[Domain], mac: [u8; 6], extras: Extras) -> Result<CyclicFrames> {
-        let mut frames: Vec<Template> = Vec::new();
-        let mut open: Option<OpenFrame> = None;
-        let mut items: Vec<Item> = Vec::new();
+        let mut open: Vec<OpenFrame> = Vec::new();
+        // (item, first fit): the probes take the first frame with room for them.
+        let mut items: Vec<(Item, bool)> = Vec::new();
         if let Some(dc) = extras.dc {
             if dc.write_master_time {
                 items.push((
-                    Err(Kind::DcWrite),
-                    DatagramRepr::physical(Command::Fpwr, 0, dc.reference, DC_SYSTEM_TIME, 8),
+                    (
+                        Err(Kind::DcWrite),
+                        DatagramRepr::physical(Command::Fpwr, 0, dc.reference, DC_SYSTEM_TIME, 8),
+                    ),
+                    false,
                 ));
             }
             items.push((
-                Err(Kind::DcSync),
-                DatagramRepr::physical(Command::Frmw, 0, dc.reference, DC_SYSTEM_TIME, 8),
+                (
+                    Err(Kind::DcSync),
+                    DatagramRepr::physical(Command::Frmw, 0, dc.reference, DC_SYSTEM_TIME, 8),
+                ),
+                false,
             ));
         }
         for d in domains {
             for (i, p) in d.plans.iter().enumerate() {
                 items.push((
-                    Ok((d.index, i)),
-                    DatagramRepr::logical(p.command, 0, p.logical, p.len as u16),
+                    (
+                        Ok((d.index, i)),
+                        DatagramRepr::logical(p.command, 0, p.logical, p.len as u16),
+                    ),
+                    false,
                 ));
             }
         }
         if extras.al_probe {
             items.push((
-                Err(Kind::AlProbe),
-                DatagramRepr::physical(Command::Brd, 0, 0, AL_STATUS, 2),
+                (
+                    Err(Kind::AlProbe),
+                    DatagramRepr::physical(Command::Brd, 0, 0, AL_STATUS, 2),
+                ),
+                true,
             ));
         }
         if extras.dc.is_some_and(|d| d.monitor) {
             items.push((
-                Err(Kind::SyncMonitor),
-                DatagramRepr::physical(Command::Brd, 0, 0, DC_SYSTEM_TIME_DIFFERENCE, 4),
+                (
+                    Err(Kind::SyncMonitor),
+                    DatagramRepr::physical(Command::Brd, 0, 0, DC_SYSTEM_TIME_DIFFERENCE, 4),
+                ),
+                true,
             ));
         }
         let mut specials = Vec::new();
-        for (what, repr) in items {
-            loop {
-                let (buf, slots, headers, pos) = open.get_or_insert_with(|| {
-                    (vec![0u8; 1514], Vec::new(), Vec::new(), FrameBuilder::FIRST)
-                });
-                let room = FrameBuilder::FIRST + ecat_wire::frame::MAX_DATAGRAMS_LEN - *pos;
-                if repr.total_len() <= room {
-                    let at = *pos;
-                    let mut r = repr;
-                    r.more = false;
-                    r.emit(&mut buf[at..])
-                        .map_err(|e| Error::Invalid(format!("cyclic frame layout: {e}")))?;
-                    if let Some(&prev) = headers.last() {
-                        buf[prev + 7] |= 0x80; // M bit of the previous datagram
-                    }
-                    headers.push(at);
-                    *pos += repr.total_len();
-                    match what {
-                        Ok((domain, plan)) => slots.push(Slot {
-                            domain,
-                            plan,
-                            at,
-                            len: repr.data_len as usize,
-                        }),
-                        Err(kind) => specials.push(Special {
-                            kind,
-                            frame: frames.len(),
-                            at,
-                            len: repr.data_len as usize,
-                            value: 0,
-                            wkc: 0,
-                            returned: false,
-                        }),
-                    }
-                    break;
-                }
-                let (buf, slots, headers, pos) = open.take().expect("open frame exists");
-                frames.push(close(buf, slots, headers, pos, mac));
+        for ((what, repr), first_fit) in items {
+            let fits = |f: &OpenFrame| {
+                repr.total_len() <= FrameBuilder::FIRST + ecat_wire::frame::MAX_DATAGRAMS_LEN - f.3
+            };
+            let n = match first_fit {
+                true => open.iter().position(fits),
+                false => open.last().filter(|f| fits(f)).map(|_| open.len() - 1),
+            };
+            let n = n.unwrap_or_else(|| {
+                open.push((vec![0u8; 1514], Vec::new(), Vec::new(), FrameBuilder::FIRST));
+                open.len() - 1
+            });
+            let (buf, slots, headers, pos) = &mut open[n];
+            let at = *pos;
+            let mut r = repr;
+            r.more = false;
+            r.emit(&mut buf[at..])
+                .map_err(|e| Error::Invalid(format!("cyclic frame layout: {e}")))?;
+            if let Some(&prev) = headers.last() {
+                buf[prev + 7] |= 0x80; // M bit of the previous datagram
+            }
+            headers.push(at);
+            *pos += repr.total_len();
+            match what {
+                Ok((domain, plan)) => slots.push(Slot {
+                    domain,
+                    plan,
+                    at,
+                    len: repr.data_len as usize,
+                }),
+                Err(kind) => specials.push(Special {
+                    kind,
+                    frame: n,
+                    at,
+                    len: repr.data_len as usize,
+                    value: 0,
+                    wkc: 0,
+                    returned: false,
+                }),
             }
         }
-        if let Some((buf, slots, headers, pos)) = open.take() {
-            frames.push(close(buf, slots, headers, pos, mac));
-        }
+        let frames: Vec<Template> = open
+            .into_iter()
+            .map(|(buf, slots, headers, pos)| close(buf, slots, headers, pos, mac))
+            .collect();
         if frames.len() > MAX_FRAMES {
             return Err(Error::Invalid(format!(
                 "the process data needs {} frames per cycle; at most {MAX_FRAMES} are supported",

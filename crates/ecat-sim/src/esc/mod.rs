@@ -299,6 +299,13 @@ impl Esc {
     /// MainDevice and always has one); updates DL status. Ports the chip does not implement
     /// (port descriptor 0x0007) never have a link.
     pub fn set_port_links(&mut self, links: [bool; 4]) {
+        // A port whose link goes down counts in its lost-link counter (0x0310 + port).
+        for p in 1..4 {
+            if self.links[p] && !links[p] && self.port_implemented(p) {
+                let c = &mut self.mem[0x0310 + p];
+                *c = c.saturating_add(1);
+            }
+        }
         self.links = links;
         self.links[0] = true;
         self.refresh_dl_status();
@@ -325,13 +332,15 @@ impl Esc {
         *c = c.saturating_add(1);
     }
 
-    /// Count a frame that arrived with a bad FCS: in port 0's invalid-frame counter (0x0300)
-    /// if this ESC is the first to see the error (`first`), else in port 0's forwarded-error
-    /// counter (0x0308), as the frame comes marked by the ESC before. Saturates at 255.
-    pub fn count_crc_error(&mut self, first: bool) {
-        let a = if first { 0x0300 } else { 0x0308 };
-        let c = &mut self.mem[a];
-        *c = c.saturating_add(1);
+    /// Count a frame that arrived at `port` with a bad FCS: in the port's invalid-frame
+    /// counter (0x0300 + 2·port) if this ESC is the first to see the error (`first`), else in
+    /// its forwarded-error counter (0x0308 + port), as the ESC before marked the frame.
+    /// Saturates at 255.
+    pub fn count_crc_error(&mut self, port: usize, first: bool) {
+        let a = if first { 0x0300 + 2 * port } else { 0x0308 + port };
+        if let Some(c) = self.mem.get_mut(a) {
+            *c = c.saturating_add(1);
+        }
     }
 
     /// Advance internal timers (EEPROM busy, SM watchdog, a pending OP request) to `now_ns`.
