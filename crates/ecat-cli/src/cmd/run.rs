@@ -93,8 +93,8 @@ pub struct Args {
 /// Above this many SubDevices, per-SubDevice lines are summarised unless `-v`.
 const LIST_LIMIT: usize = 32;
 
-/// Print the supervisor's events; without `verbose`, a run of more than [`LIST_LIMIT`]
-/// "is in STATE" lines of one cycle becomes one line.
+/// Print the supervisor's events; without `verbose`, when more than [`LIST_LIMIT`] events of
+/// one kind (in STATE, lost, back) come at once, one line per kind says how many.
 fn print_events(rt: &mut Runtime, verbose: bool) {
     let mut events = Vec::new();
     while let Some(e) = rt.next_event() {
@@ -103,28 +103,40 @@ fn print_events(rt: &mut Runtime, verbose: bool) {
     print!("{}", events_text(&events, verbose));
 }
 
-fn events_text(events: &[ecat::supervisor::Event], verbose: bool) -> String {
+/// What a summary line calls an event's kind, for the kinds that are summarised.
+fn event_kind(e: &ecat::supervisor::Event) -> Option<(String, u64)> {
     use ecat::supervisor::Event;
+    match e {
+        Event::Reached { state, cycle, .. } => Some((format!("are in {state}"), *cycle)),
+        Event::Lost { cycle, .. } => Some(("were lost (no answer)".into(), *cycle)),
+        Event::Found { cycle, .. } => Some(("are back and being configured again".into(), *cycle)),
+        _ => None,
+    }
+}
+
+fn events_text(events: &[ecat::supervisor::Event], verbose: bool) -> String {
+    let kinds: Vec<Option<(String, u64)>> = events.iter().map(event_kind).collect();
+    let count = |k: &str| kinds.iter().flatten().filter(|(x, _)| x == k).count();
     let mut out = String::new();
-    let mut i = 0;
-    while i < events.len() {
-        let run = match &events[i] {
-            Event::Reached { state, cycle, .. } => events[i..]
-                .iter()
-                .take_while(|e| matches!(e, Event::Reached { state: s, cycle: c, .. } if s == state && c == cycle))
-                .count(),
-            _ => 1,
-        };
-        if !verbose && run > LIST_LIMIT {
-            if let Event::Reached { state, cycle, .. } = &events[i] {
-                out += &format!("cycle {cycle}: {run} SubDevices are in {state} (-v lists them)\n");
+    let mut done: Vec<String> = Vec::new();
+    for (e, k) in events.iter().zip(&kinds) {
+        match k {
+            Some((kind, _)) if !verbose && count(kind) > LIST_LIMIT => {
+                if done.contains(kind) {
+                    continue;
+                }
+                let cycles = kinds.iter().flatten().filter(|(x, _)| x == kind).map(|c| c.1);
+                let (lo, hi) = cycles.fold((u64::MAX, 0), |(l, h), c| (l.min(c), h.max(c)));
+                let when = if lo == hi {
+                    format!("cycle {lo}")
+                } else {
+                    format!("cycles {lo}-{hi}")
+                };
+                out += &format!("{when}: {} SubDevices {kind} (-v lists them)\n", count(kind));
+                done.push(kind.clone());
             }
-        } else {
-            for e in &events[i..i + run] {
-                out += &format!("{e}\n");
-            }
+            _ => out += &format!("{e}\n"),
         }
-        i += run;
     }
     out
 }

@@ -5,7 +5,7 @@
 //! one batch, place them in the tree ([`super::topology`]), write each one's propagation delay
 //! (0x0928) and system time offset (0x0920) so that every local copy of system time starts equal
 //! to the reference's, reset the control loop filters, then run the static drift compensation:
-//! a burst of FRMW 0x0910 addressed to the reference clock, up to 60 per frame, so each
+//! a burst of FRMW 0x0910 addressed to the reference clock, 10 per frame, so each
 //! SubDevice's control loop locks to the reference before cycling starts. Each burst frame
 //! also carries a BRD of the system time difference 0x092C; the burst stops early once that
 //! (the OR over all SubDevices, so at least the largest) stayed within `settle_ns` for three
@@ -44,7 +44,7 @@ impl Default for DcOptions {
     fn default() -> Self {
         DcOptions {
             static_datagrams: 15_000,
-            per_frame: 60,
+            per_frame: 10,
             settle_ns: 20,
             min_datagrams: 1_200,
         }
