@@ -51,8 +51,8 @@ pub mod faults;
 mod netfile;
 mod netfile_esi;
 mod network;
-mod rx_errors;
 pub mod replay;
+mod rx_errors;
 pub mod sii_info;
 
 pub use error::SimError;

@@ -459,7 +459,11 @@ impl Network {
     /// EL2008, EL1018, EL4132 and EL3102 in turn.
     pub fn preset(name: &str) -> Result<Network, SimError> {
         if let Some(n) = generated_line_len(name) {
-            return Self::from_toml_str(&generated_line(n), &format!("preset {name}"), Path::new("."));
+            return Self::from_toml_str(
+                &generated_line(n),
+                &format!("preset {name}"),
+                Path::new("."),
+            );
         }
         let Some((_, text)) = PRESETS.iter().find(|(n, _)| *n == name) else {
             return Err(SimError::UnknownPreset {

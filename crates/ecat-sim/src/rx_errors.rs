@@ -41,7 +41,10 @@ impl Network {
         };
         self.count_at(detector, port, true);
         // Returns into the detector and everything after it in frame order.
-        let after = path.iter().position(|&k| k == detector).unwrap_or(path.len());
+        let after = path
+            .iter()
+            .position(|&k| k == detector)
+            .unwrap_or(path.len());
         for (i, &k) in path.iter().enumerate().skip(after) {
             if i > after {
                 self.count_at(k, 0, false);
@@ -63,9 +66,7 @@ impl Network {
             let later = ORDER.iter().skip_while(|&&q| q != port);
             let ports: Vec<usize> = later
                 .copied()
-                .filter(|&q| {
-                    self.children[p][q].is_some_and(|c| self.rel_passages[c].is_some())
-                })
+                .filter(|&q| self.children[p][q].is_some_and(|c| self.rel_passages[c].is_some()))
                 .collect();
             for q in ports {
                 self.count_at(p, q, false);

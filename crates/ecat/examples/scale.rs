@@ -181,7 +181,9 @@ fn measure(n: usize, rounds: usize, cycles: u64) -> Row {
     let sim_ns = Arc::new(AtomicU64::new(0));
     let (mut rt, scan_ms, dc_ms, to_op_ms, to_op_cpu_ms) = bring_up(n, &sim_ns);
     let op_cycles = rt.cycle_count();
-    let dump_n = std::env::var("SCALE_DUMP").ok().and_then(|s| s.parse().ok());
+    let dump_n = std::env::var("SCALE_DUMP")
+        .ok()
+        .and_then(|s| s.parse().ok());
     DUMP.store(dump_n.unwrap_or(0), Ordering::Relaxed);
     let (mut whole, mut sim) = (Vec::new(), Vec::new());
     let mut wkc_ok = 0;
@@ -190,7 +192,11 @@ fn measure(n: usize, rounds: usize, cycles: u64) -> Row {
         let t = cpu_ns();
         for _ in 0..cycles {
             if rt.tx_rx(PERIOD_NS).expect("cycle")
-                && rt.domains().iter().all(|d| d.state() == DomainState::Complete) {
+                && rt
+                    .domains()
+                    .iter()
+                    .all(|d| d.state() == DomainState::Complete)
+            {
                 wkc_ok += 1;
             }
         }

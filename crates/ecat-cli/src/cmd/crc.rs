@@ -190,12 +190,16 @@ mod tests {
         assert!(clean.iter().all(|c| *c == Some(Counters::default())));
         assert!(table(&subs, &all, &clean).contains("no CRC or PHY errors"));
         // Now the cable into SubDevice 3 damages one frame in ten.
-        md.bus().link_mut().sim_network().unwrap().set_faults(Faults {
-            seed: 3,
-            corrupt_rate: 0.1,
-            bad_cable: Some(3),
-            ..Default::default()
-        });
+        md.bus()
+            .link_mut()
+            .sim_network()
+            .unwrap()
+            .set_faults(Faults {
+                seed: 3,
+                corrupt_rate: 0.1,
+                bad_cable: Some(3),
+                ..Default::default()
+            });
         for _ in 0..100 {
             let _ = md.bus().read(Command::Brd, 0, 0x0130, 2);
         }

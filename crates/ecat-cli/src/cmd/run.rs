@@ -125,14 +125,21 @@ fn events_text(events: &[ecat::supervisor::Event], verbose: bool) -> String {
                 if done.contains(kind) {
                     continue;
                 }
-                let cycles = kinds.iter().flatten().filter(|(x, _)| x == kind).map(|c| c.1);
+                let cycles = kinds
+                    .iter()
+                    .flatten()
+                    .filter(|(x, _)| x == kind)
+                    .map(|c| c.1);
                 let (lo, hi) = cycles.fold((u64::MAX, 0), |(l, h), c| (l.min(c), h.max(c)));
                 let when = if lo == hi {
                     format!("cycle {lo}")
                 } else {
                     format!("cycles {lo}-{hi}")
                 };
-                out += &format!("{when}: {} SubDevices {kind} (-v lists them)\n", count(kind));
+                out += &format!(
+                    "{when}: {} SubDevices {kind} (-v lists them)\n",
+                    count(kind)
+                );
                 done.push(kind.clone());
             }
             _ => out += &format!("{e}\n"),

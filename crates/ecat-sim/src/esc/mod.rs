@@ -337,7 +337,11 @@ impl Esc {
     /// its forwarded-error counter (0x0308 + port), as the ESC before marked the frame.
     /// Saturates at 255.
     pub fn count_crc_error(&mut self, port: usize, first: bool) {
-        let a = if first { 0x0300 + 2 * port } else { 0x0308 + port };
+        let a = if first {
+            0x0300 + 2 * port
+        } else {
+            0x0308 + port
+        };
         if let Some(c) = self.mem.get_mut(a) {
             *c = c.saturating_add(1);
         }

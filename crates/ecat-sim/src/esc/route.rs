@@ -68,7 +68,10 @@ impl FrameIndex {
         self.dgs.clear();
         let mut at = first;
         loop {
-            let Some(h) = frame.get(at..at + HEADER_LEN).filter(|_| at + OVERHEAD <= end) else {
+            let Some(h) = frame
+                .get(at..at + HEADER_LEN)
+                .filter(|_| at + OVERHEAD <= end)
+            else {
                 return false;
             };
             let lf = u16::from_le_bytes([h[6], h[7]]);
