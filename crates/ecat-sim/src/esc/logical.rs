@@ -135,7 +135,7 @@ impl Esc {
                 .get(gate.map(a as u32) as usize)
                 .copied()
                 .unwrap_or(0);
-            if n == 8 && fb % 8 == 0 {
+            if n == 8 && fb.is_multiple_of(8) {
                 frame[(fb / 8) as usize] = v;
             } else {
                 for j in 0..n {
@@ -166,7 +166,7 @@ impl Esc {
                 continue;
             }
             let pa = gate.map(a as u32);
-            let byte = if n == 8 && fb % 8 == 0 {
+            let byte = if n == 8 && fb.is_multiple_of(8) {
                 incoming[(fb / 8) as usize]
             } else {
                 let mut byte = [self.mem.get(pa as usize).copied().unwrap_or(0)];

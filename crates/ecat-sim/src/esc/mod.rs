@@ -300,8 +300,8 @@ impl Esc {
     /// (port descriptor 0x0007) never have a link.
     pub fn set_port_links(&mut self, links: [bool; 4]) {
         // A port whose link goes down counts in its lost-link counter (0x0310 + port).
-        for p in 1..4 {
-            if self.links[p] && !links[p] && self.port_implemented(p) {
+        for (p, (&was, &is)) in self.links.iter().zip(&links).enumerate().skip(1) {
+            if was && !is && self.port_implemented(p) {
                 let c = &mut self.mem[0x0310 + p];
                 *c = c.saturating_add(1);
             }
