@@ -38,10 +38,15 @@ struct Span {
     bits: u64,
 }
 
+/// The logical bits `[start, end)` an FMMU maps.
+pub(crate) fn logical_bits(f: &FmmuRepr) -> (u64, u64) {
+    let fs = f.logical_start as u64 * 8 + (f.logical_start_bit & 7) as u64;
+    (fs, fs + f.bit_count() as u64)
+}
+
 impl Span {
     fn of(f: &FmmuRepr, la: u64, len: usize) -> Option<Span> {
-        let fs = f.logical_start as u64 * 8 + (f.logical_start_bit & 7) as u64;
-        let fe = fs + f.bit_count() as u64;
+        let (fs, fe) = logical_bits(f);
         let ds = la * 8;
         let de = ds + len as u64 * 8;
         let (lo, hi) = (fs.max(ds), fe.min(de));
@@ -66,6 +71,15 @@ impl Span {
 }
 
 impl Esc {
+    /// FMMU `n`'s registers if it is enabled.
+    pub(crate) fn enabled_fmmu(&self, n: u8) -> Option<FmmuRepr> {
+        let a = reg::fmmu(n) as usize;
+        if self.mem[a + 12] & 1 == 0 {
+            return None;
+        }
+        FmmuRepr::parse(&self.mem[a..a + FmmuRepr::LEN]).ok()
+    }
+
     /// Process a logical datagram against this ESC's FMMUs.
     pub(crate) fn logical(
         &mut self,
@@ -84,11 +98,7 @@ impl Esc {
         }
         let (mut read, mut wrote, mut addressed) = (false, false, false);
         for n in 0..self.shape.fmmus {
-            let a = reg::fmmu(n) as usize;
-            if self.mem[a + 12] & 1 == 0 {
-                continue;
-            }
-            let Ok(f) = FmmuRepr::parse(&self.mem[a..a + FmmuRepr::LEN]) else {
+            let Some(f) = self.enabled_fmmu(n) else {
                 continue;
             };
             let Some(span) = Span::of(&f, la, len) else {

@@ -17,7 +17,7 @@
 
 use super::Esc;
 use ecat_wire::datagram::{Addressing, HEADER_LEN, OVERHEAD};
-use ecat_wire::register::{self as reg, FmmuRepr};
+use ecat_wire::register as reg;
 use ecat_wire::Command;
 
 /// One datagram of the frame being processed.
@@ -181,16 +181,8 @@ impl Esc {
     /// This ESC's [`Route`] now.
     pub(crate) fn route(&self) -> Route {
         let (mut lo, mut hi, mut fmmu_dc) = (u64::MAX, 0, false);
-        for n in 0..self.shape.fmmus {
-            let a = reg::fmmu(n) as usize;
-            if self.mem[a + 12] & 1 == 0 {
-                continue;
-            }
-            let Ok(f) = FmmuRepr::parse(&self.mem[a..a + FmmuRepr::LEN]) else {
-                continue;
-            };
-            let fs = f.logical_start as u64 * 8 + (f.logical_start_bit & 7) as u64;
-            let fe = fs + f.bit_count() as u64;
+        for f in (0..self.shape.fmmus).filter_map(|n| self.enabled_fmmu(n)) {
+            let (fs, fe) = super::logical::logical_bits(&f);
             if fs < fe {
                 lo = lo.min(fs);
                 hi = hi.max(fe);
