@@ -96,6 +96,9 @@ enum Command {
         #[command(subcommand)]
         command: cmd::sii::Command,
     },
+    /// Show the ESC error counters per port to locate a bad cable, or `reset` them (IgH:
+    /// `ethercat crc`).
+    Crc(cmd::crc::Args),
     /// Read or write ESC registers (IgH: `ethercat reg_read` / `reg_write`).
     Reg {
         #[command(subcommand)]
@@ -172,6 +175,7 @@ fn main() -> ExitCode {
         Command::Slaves(a) => cmd::slaves::run(a),
         Command::Sii { command } => cmd::sii::run(command),
         Command::Reg { command } => cmd::reg::run(command),
+        Command::Crc(a) => cmd::crc::run(a),
         Command::Alias(a) => cmd::alias::run(a),
         Command::States(a) => cmd::states::run(a),
         Command::Sim(a) => cmd::sim::run(a),

@@ -290,6 +290,7 @@ impl PyNetwork {
             delay_ns,
             jitter_ns,
             duplicate_rate,
+            bad_cable: None,
         };
         self.with(|n| n.set_faults(f));
         Ok(())

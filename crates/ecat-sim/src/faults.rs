@@ -11,8 +11,9 @@
 //!   back (all processed it). The MainDevice sees nothing.
 //! * A **corrupted** frame gets a bad FCS at a random hop on the way out. The SubDevices after
 //!   that point check the FCS last and discard what the frame did to them (modelled as not
-//!   acting on it); the first one counts it in its port-0 invalid-frame counter (0x0300), the
-//!   later ones in the forwarded-error counter (0x0308). The MainDevice's NIC drops it, so it
+//!   acting on it); the first one counts it in its port-0 invalid-frame counter (0x0300),
+//!   every later arrival of the marked frame at a port in that port's forwarded-error counter
+//!   (0x0308 + port; see `rx_errors`). [`Faults::bad_cable`] fixes the hop. The MainDevice's NIC drops it, so it
 //!   is reported as dropped, counted apart from lost frames — unless
 //!   [`Faults::deliver_corrupted`] asks to see the garbage: then one bit of the EtherCAT
 //!   payload is flipped and the frame is returned.
@@ -36,6 +37,11 @@ pub struct Faults {
     pub jitter_ns: u64,
     /// Probability (0..=1) that a returned frame arrives twice.
     pub duplicate_rate: f64,
+    /// A bad cable: lost and corrupted frames go bad on the cable into the SubDevice at this
+    /// position in frame order (its port 0) instead of at a random hop; past the last
+    /// SubDevice: on the way back. The ESCs count the corruptions where a real line would
+    /// (see `rx_errors`), which `ecat crc` shows.
+    pub bad_cable: Option<usize>,
 }
 
 impl Faults {
@@ -168,6 +174,7 @@ impl Roll {
             rng.unit(),
             rng.next_u64(),
         );
+        let at = f.bad_cable.map_or(at, |k| k.min(hops));
         let lost = lost < f.drop_rate;
         Roll {
             lost_at: lost.then_some(at),

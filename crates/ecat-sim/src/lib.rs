@@ -60,10 +60,11 @@ mod netfile_esi;
 mod netfile_mbx;
 mod network;
 pub mod replay;
+mod rx_errors;
 pub mod sii_info;
 
 pub use error::SimError;
 pub use esc::{Behaviour, DcClock, Esc, EscChip, FramePassage};
 pub use faults::{DropReason, EventAction, FaultEvent, Faults, FrameFate};
-pub use network::{Network, SimCounters, SubDeviceSummary, Wiring};
+pub use network::{generated_line, Network, SimCounters, SubDeviceSummary, Wiring, MAX_GENERATED};
 pub use sii_info::{SiiError, SiiInfo};

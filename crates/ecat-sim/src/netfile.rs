@@ -43,6 +43,7 @@
 //! delay_ns = 2000
 //! jitter_ns = 500
 //! duplicate_rate = 0.0
+//! bad_cable = 3             # losses and corruptions on the cable into SubDevice 3
 //!
 //! [[event]]
 //! at_ms = 500
@@ -133,6 +134,7 @@ struct FaultsRepr {
     delay_ns: Option<u64>,
     jitter_ns: Option<u64>,
     duplicate_rate: Option<Spanned<f64>>,
+    bad_cable: Option<usize>,
 }
 
 #[derive(Deserialize)]
@@ -555,6 +557,7 @@ fn faults(f: &FaultsRepr, at: &dyn Fn(usize) -> String) -> Result<Faults, SimErr
         delay_ns: f.delay_ns.unwrap_or(0),
         jitter_ns: f.jitter_ns.unwrap_or(0),
         duplicate_rate: rate(&f.duplicate_rate, "duplicate_rate", at)?,
+        bad_cable: f.bad_cable,
     })
 }
 

@@ -36,10 +36,12 @@
 //! their fixed position with everything plugged.
 
 use crate::error::SimError;
+use crate::esc::route::{FrameIndex, Route};
 use crate::esc::{DcClock, Esc, FramePassage};
 use crate::faults::{DropReason, FaultEvent, Faults, FrameFate, Rng, Roll};
 use crate::netfile;
-use ecat_wire::frame::{EcatFrame, EthernetFrame, ETHERTYPE_ETHERCAT};
+use ecat_wire::datagram::Datagram;
+use ecat_wire::frame::{EcatFrame, EthernetFrame, ECAT_HEADER_LEN, ETHERTYPE_ETHERCAT};
 use ecat_wire::Error as WireError;
 use std::path::Path;
 
@@ -168,8 +170,15 @@ pub struct Network {
     /// Per ESC: the ESC on each port.
     pub(crate) children: Vec<[Option<usize>; 4]>,
     /// Reused per frame (processing a frame allocates nothing).
-    live_buf: Vec<bool>,
-    passage_buf: Vec<Option<FramePassage>>,
+    index_buf: FrameIndex,
+    /// Per ESC: where a frame leaving at true time 0 passes it (`None`: not reached), for
+    /// the plugging in `rel_plugged`; a frame leaving at `t` passes `t` later.
+    pub(crate) rel_passages: Vec<Option<FramePassage>>,
+    rel_plugged: Vec<bool>,
+    /// Per ESC: its summary for passing it untouched (see `esc::route`); recomputed after
+    /// every frame that ran it, and all of them after any outside access (`routes_dirty`).
+    routes: Vec<Route>,
+    routes_dirty: bool,
 }
 
 const PRESETS: &[(&str, &str)] = &[
@@ -193,6 +202,25 @@ const PRESETS: &[(&str, &str)] = &[
          [[subdevice]]\nmodel = \"ECAT-SOE-DRIVE\"\n",
     ),
 ];
+
+/// Largest generated line (`ioN`): 16-bit station addresses start at 0x1000.
+pub const MAX_GENERATED: usize = 4096;
+
+/// N of a generated line name `ioN` (1..=[`MAX_GENERATED`]).
+fn generated_line_len(name: &str) -> Option<usize> {
+    let n: usize = name.strip_prefix("io")?.parse().ok()?;
+    (1..=MAX_GENERATED).contains(&n).then_some(n)
+}
+
+/// The network file of a generated line of `n` SubDevices (see [`Network::preset`]).
+pub fn generated_line(n: usize) -> String {
+    const MODELS: [&str; 4] = ["EL2008", "EL1018", "EL4132", "EL3102"];
+    let mut t = String::from("[[subdevice]]\nmodel = \"EK1100\"\n");
+    for i in 1..n {
+        t += &format!("[[subdevice]]\nmodel = \"{}\"\n", MODELS[(i - 1) % 4]);
+    }
+    t
+}
 
 impl Network {
     /// Build a network from its entries (file order); `dc_seed` draws the clocks not given.
@@ -288,8 +316,11 @@ impl Network {
             events: Vec::new(),
             wiring,
             children,
-            live_buf: Vec::new(),
-            passage_buf: Vec::new(),
+            index_buf: FrameIndex::default(),
+            rel_passages: Vec::new(),
+            rel_plugged: Vec::new(),
+            routes: Vec::new(),
+            routes_dirty: true,
         };
         for (k, c) in clocks.into_iter().enumerate() {
             if let Some(e) = net.subdevice_mut(k) {
@@ -391,6 +422,25 @@ impl Network {
         now + fout
     }
 
+    /// Bring the passage times and the routes up to date with the plugging and with what
+    /// was done to the ESCs from outside since the last frame.
+    fn refresh_caches(&mut self) {
+        if self.rel_plugged != self.plugged || self.rel_passages.len() != self.bus.len() {
+            let (mut live, mut rel) = (Vec::new(), std::mem::take(&mut self.rel_passages));
+            self.passages_into(0, &mut live, &mut rel);
+            self.rel_passages = rel;
+            self.rel_plugged.clone_from(&self.plugged);
+        }
+        if self.routes_dirty || self.routes.len() != self.bus.len() {
+            self.routes.clear();
+            for &i in &self.bus {
+                let r = self.nodes[i].esc.as_ref().map(Esc::route);
+                self.routes.push(r.unwrap_or_default());
+            }
+            self.routes_dirty = false;
+        }
+    }
+
     /// Run every ESC's SYNC unit up to true time `now_ns` (frames do this themselves), so
     /// the pulses until then are in the logs.
     pub fn advance_to(&mut self, now_ns: u64) {
@@ -409,8 +459,17 @@ impl Network {
             .flat_map(|e| e.sync0_pulses())
     }
 
-    /// A built-in network by name (see [`Network::preset_names`]).
+    /// A built-in network by name (see [`Network::preset_names`]), or `ioN` (e.g. `io1000`):
+    /// a generated line of N SubDevices for large-network tests, an EK1100 followed by
+    /// EL2008, EL1018, EL4132 and EL3102 in turn.
     pub fn preset(name: &str) -> Result<Network, SimError> {
+        if let Some(n) = generated_line_len(name) {
+            return Self::from_toml_str(
+                &generated_line(n),
+                &format!("preset {name}"),
+                Path::new("."),
+            );
+        }
         let Some((_, text)) = PRESETS.iter().find(|(n, _)| *n == name) else {
             return Err(SimError::UnknownPreset {
                 name: name.to_string(),
@@ -463,7 +522,7 @@ impl Network {
         if let Some(file) = what.strip_prefix("eni:") {
             return crate::eni::network_from_file(Path::new(file));
         }
-        if Self::preset_names().contains(&what) {
+        if Self::preset_names().contains(&what) || generated_line_len(what).is_some() {
             return Self::preset(what);
         }
         let path = Path::new(what);
@@ -520,8 +579,13 @@ impl Network {
 
     /// The ESC at `position`, writable.
     pub fn subdevice_mut(&mut self, position: usize) -> Option<&mut Esc> {
+        // Whatever the caller changes, the next frame recomputes the routes and runs the
+        // PDI side (e.g. publishes inputs set through the test API).
+        self.routes_dirty = true;
         let i = *self.bus.get(position)?;
-        self.nodes[i].esc.as_mut()
+        let esc = self.nodes[i].esc.as_mut()?;
+        esc.kick_pdi();
+        Some(esc)
     }
 
     /// Number of ESCs on the frame path (plugged in).
@@ -552,8 +616,13 @@ impl Network {
         self.process(frame, now_ns).returned()
     }
 
-    /// Check the frame as a whole; the offset of the EtherCAT header and the datagram count.
-    fn validate(&mut self, frame: &[u8]) -> Result<(usize, u64), DropReason> {
+    /// Check the frame as a whole and index its datagrams into `index`; the offset of the
+    /// EtherCAT header and the datagram count.
+    fn validate(
+        &mut self,
+        frame: &[u8],
+        index: &mut FrameIndex,
+    ) -> Result<(usize, u64), DropReason> {
         let off = match EthernetFrame::new_checked(frame) {
             Ok(eth) if eth.ethertype() == ETHERTYPE_ETHERCAT => eth.payload_offset(),
             _ => return Err(DropReason::NotEthercat),
@@ -562,14 +631,16 @@ impl Network {
             Err(WireError::UnsupportedType) => Err(DropReason::WrongType),
             Err(_) => Err(DropReason::Malformed),
             Ok(f) => {
-                let mut n = 0u64;
-                for d in f.datagrams() {
-                    if d.is_err() {
-                        return Err(DropReason::Malformed);
-                    }
-                    n += 1;
+                let first = off + ECAT_HEADER_LEN;
+                let end = first + f.datagrams_len();
+                if f.datagrams_len() == 0 {
+                    index.dgs.clear();
+                    return Ok((off, 0));
                 }
-                Ok((off, n))
+                if !index.build(frame, first, end) {
+                    return Err(DropReason::Malformed);
+                }
+                Ok((off, index.dgs.len() as u64))
             }
         }
     }
@@ -599,9 +670,11 @@ impl Network {
     pub fn process(&mut self, frame: &mut [u8], now_ns: u64) -> FrameFate {
         self.counters.frames += 1;
         self.run_events(now_ns);
-        let (off, count) = match self.validate(frame) {
+        let mut index = std::mem::take(&mut self.index_buf);
+        let (off, count) = match self.validate(frame, &mut index) {
             Ok(v) => v,
             Err(r) => {
+                self.index_buf = index;
                 if r == DropReason::Malformed {
                     if let Some(esc) = self.first_esc() {
                         esc.count_invalid_frame();
@@ -612,6 +685,7 @@ impl Network {
         };
         let hops = self.subdevice_count();
         if hops == 0 {
+            self.index_buf = index;
             return self.count_drop(DropReason::NoSubDevice);
         }
         self.counters.datagrams += count;
@@ -621,14 +695,13 @@ impl Network {
             Roll::default()
         };
         let stop = roll.lost_at.or(roll.corrupt_at).unwrap_or(hops);
-        let (mut live, mut passages) = (
-            std::mem::take(&mut self.live_buf),
-            std::mem::take(&mut self.passage_buf),
-        );
-        self.passages_into(now_ns, &mut live, &mut passages);
+        self.refresh_caches();
+        // ESCs no datagram concerns only OR their event request into the IRQ fields and
+        // count in the auto-increment addresses (see `esc::route`).
+        let mut passed_irq = 0u16;
         let mut hop = 0;
-        for (k, passage) in passages.iter().enumerate() {
-            let Some(passage) = *passage else {
+        for k in 0..self.bus.len() {
+            let Some(rel) = self.rel_passages[k] else {
                 continue;
             };
             hop += 1;
@@ -637,25 +710,60 @@ impl Network {
             let Some(esc) = self.nodes[i].esc.as_mut() else {
                 continue;
             };
-            esc.tick(now_ns);
+            let route = &mut self.routes[k];
             if hop >= stop {
-                if roll.corrupt_at.is_some() {
-                    esc.count_crc_error(hop == stop);
+                esc.tick(now_ns);
+                *route = esc.route();
+                continue;
+            }
+            if !index.dgs.iter().any(|d| route.concerns(d, hop)) {
+                if now_ns >= route.due {
+                    esc.tick(now_ns);
+                    *route = esc.route();
                 }
+                passed_irq |= route.irq;
                 continue;
             }
-            let Ok(mut f) = EcatFrame::new_checked(&mut frame[off..]) else {
-                continue;
-            };
-            esc.dc_frame(passage);
-            for d in f.datagrams_mut().flatten() {
-                let mut d = d;
-                esc.process_datagram(&mut d);
+            if now_ns >= route.due {
+                esc.tick(now_ns);
+            } else {
+                esc.set_now(now_ns);
             }
-            esc.end_of_frame(now_ns);
+            index.set_adp(frame, hop);
+            // The SYNC unit and the 0x0910 snapshot follow the frames that reach the DC
+            // registers (pulses between run when it next does, or on `advance_to`).
+            if index
+                .dgs
+                .iter()
+                .any(|d| route.concerns(d, hop) && route.dc_relevant(d))
+            {
+                esc.dc_frame(rel.shifted(now_ns));
+            }
+            for d in &index.dgs {
+                if !route.concerns(d, hop) {
+                    // Passes without effect: only the event request is ORed in.
+                    index.or_irq_one(frame, d, esc.irq());
+                    continue;
+                }
+                if let Ok(mut dg) = Datagram::new_checked(&mut frame[d.at..d.at + d.total]) {
+                    esc.process_datagram(&mut dg);
+                }
+            }
+            // Addressing, FMMUs and timers change only with what also wakes the PDI side.
+            let reroute = esc.pdi_pending();
+            esc.pdi_after_frame(now_ns);
+            if reroute {
+                *route = esc.route();
+            } else {
+                route.irq = esc.irq();
+            }
         }
-        self.live_buf = live;
-        self.passage_buf = passages;
+        if let Some(at) = roll.corrupt_at {
+            self.count_rx_errors(at);
+        }
+        index.set_adp(frame, stop.min(hop));
+        index.or_irq(frame, passed_irq);
+        self.index_buf = index;
         if roll.lost_at.is_some() {
             return self.count_drop(DropReason::Lost);
         }

@@ -235,3 +235,55 @@ fn network_files_carry_faults_and_events() {
     let e = err("\n[[event]]\nat_ms = 1\naction = \"unplug\"\nposition = 0\npower_cycled = true\n");
     assert!(e.starts_with("net.toml:11:") && e.contains("replug"), "{e}");
 }
+
+/// Per-port counters (0x0300 invalid frames, 0x0308 forwarded errors, 0x0310 lost links) of
+/// the ESC at `p`.
+fn port_counts(net: &Network, p: usize) -> ([u8; 4], [u8; 4], [u8; 4]) {
+    let esc = net.subdevice(p).unwrap();
+    let mut b = [0u8; 20];
+    esc.read(0x0300, &mut b);
+    (
+        [b[0], b[2], b[4], b[6]],
+        [b[8], b[9], b[10], b[11]],
+        [b[16], b[17], b[18], b[19]],
+    )
+}
+
+#[test]
+fn a_bad_cable_is_counted_where_a_real_line_counts_it() {
+    // io: EK1100 (0) then four terminals in a line; the cable into SubDevice 2 is bad.
+    let mut net = Network::preset("io").unwrap();
+    net.set_faults(Faults {
+        corrupt_rate: 1.0,
+        bad_cable: Some(2),
+        ..Default::default()
+    });
+    let f = brd_frame();
+    for i in 0..10 {
+        net.process(&mut f.clone(), i);
+    }
+    // Before the fault: clean on the way out, forwarded errors on the way back (port 1).
+    for p in 0..2 {
+        let (inv, fwd, _) = port_counts(&net, p);
+        assert_eq!((inv, fwd), ([0; 4], [0, 10, 0, 0]), "SubDevice {p}");
+    }
+    // The first to see it: invalid frames at port 0, then the marked frame back at port 1.
+    assert_eq!(port_counts(&net, 2).0, [10, 0, 0, 0]);
+    assert_eq!(port_counts(&net, 2).1, [0, 10, 0, 0]);
+    // Behind it: forwarded at port 0 (and port 1 where a SubDevice hangs on it).
+    assert_eq!(port_counts(&net, 3).1, [10, 10, 0, 0]);
+    assert_eq!(port_counts(&net, 4).1, [10, 0, 0, 0]);
+    assert_eq!(port_counts(&net, 4).0, [0; 4]);
+}
+
+#[test]
+fn unplugging_counts_a_lost_link_at_the_port_before() {
+    // Unplugging the last SubDevice of the line takes the link of port 1 of the one before.
+    let mut net = Network::preset("io").unwrap();
+    net.unplug(4).unwrap();
+    assert_eq!(port_counts(&net, 3).2, [0, 1, 0, 0]);
+    net.replug(4, false).unwrap();
+    net.unplug(4).unwrap();
+    assert_eq!(port_counts(&net, 3).2, [0, 2, 0, 0]);
+    assert_eq!(port_counts(&net, 2).2, [0; 4]);
+}

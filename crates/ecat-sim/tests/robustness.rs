@@ -151,6 +151,7 @@ proptest! {
             delay_ns: 5,
             jitter_ns: u64::MAX,
             duplicate_rate: 0.5,
+            bad_cable: None,
         });
         let _ = net.unplug(pos);
         let _ = net.power_cycle(pos);

@@ -1,13 +1,16 @@
 //! The cyclic frames: built once at activation, patched and sent every cycle, matched on return.
 //!
 //! Every domain datagram ([`crate::domain::DatagramPlan`]) gets a fixed place in one of the
-//! frame templates (first fit, in domain order), and the last frame carries a BRD of AL status
-//! in its spare room: its WKC is the number of SubDevices that answered and its data the OR of
+//! frame templates (in domain order after the DC datagrams, a new frame when the open one is
+//! full), and the first frame with spare room carries a BRD of AL status: its WKC is the number of SubDevices that answered and its data the OR of
 //! their states, so a SubDevice leaving OP or the ring is seen within one cycle at no extra
 //! frame. A layout may instead give the frames itself ([`FrameItem`], e.g. an ENI's cyclic
 //! frames): then every frame starts where the plan starts one and holds its datagrams in the
 //! plan's order, including datagrams sent as given ([`FrameItem::Fixed`]: a NOP, a
-//! mailbox-state LRD) whose working counters are checked against theirs.
+//! mailbox-state LRD) whose working counters are checked against theirs. The probes take
+//! the first frame with room: on a large network split over several frames that is usually
+//! the first, next to the DC datagrams, so the datagrams every SubDevice answers share one
+//! frame and each other frame concerns only the SubDevices its process data belongs to.
 //!
 //! Datagram indices of cyclic frames have bit 7 set (the acyclic frame engine uses 0..127);
 //! the low bits carry the frame number (as few as the frame count needs: none for one frame,
@@ -126,6 +129,17 @@ type Item = (core::result::Result<(usize, usize), Kind>, DatagramRepr);
 /// A frame being filled during layout: buffer, slots, datagram header offsets, next offset.
 type OpenFrame = (Vec<u8>, Vec<Slot>, Vec<usize>, usize);
 
+/// Where a datagram goes while the templates are laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Place {
+    /// In the last frame if it has room, else in a new one.
+    Next,
+    /// In a new frame (unless the last one is still empty).
+    NewFrame,
+    /// In the first frame with room (the probes: next to the DC datagrams on a large network).
+    FirstFit,
+}
+
 #[derive(Debug)]
 struct Template {
     buf: Vec<u8>,
@@ -206,8 +220,10 @@ pub struct CyclicFrames {
 }
 
 impl CyclicFrames {
-    /// Lay out the domains' datagrams into frames from `mac`, with the DC datagrams first and
-    /// the AL probe and sync monitor in the spare room at the end.
+    /// Lay out the domains' datagrams into frames from `mac`, with the DC datagrams first;
+    /// the AL probe, the mailbox status LRD and the sync monitor take the first frame with
+    /// spare room (on a large network the DC frame, so each other frame concerns only the
+    /// SubDevices whose process data it carries).
     pub fn new(domains: &[Domain], mac: [u8; 6], extras: Extras) -> Result<CyclicFrames> {
         let mut plan = vec![FrameItem::Dc(None)];
         for d in domains {
@@ -216,26 +232,26 @@ impl CyclicFrames {
                 plan,
             }));
         }
-        plan.push(FrameItem::AlProbe);
         Self::with_plan(domains, mac, extras, &plan)
     }
 
     /// Lay out the datagrams `plan` gives, in its order and frames (a frame that would
-    /// overflow continues in the next one). The AL probe (when `extras` asks for it) and the
-    /// sync monitor (with DC) go at the end when the plan does not place them; so do the DC
-    /// datagrams, at the start.
+    /// overflow continues in the next one). The AL probe (when `extras` asks for it), the
+    /// mailbox status LRD and the sync monitor (with DC) take the first frame with room when
+    /// the plan does not place them; the DC datagrams go at the start.
     pub fn with_plan(
         domains: &[Domain],
         mac: [u8; 6],
         extras: Extras,
         plan: &[FrameItem],
     ) -> Result<CyclicFrames> {
-        let mut frames: Vec<Template> = Vec::new();
-        let mut open: Option<OpenFrame> = None;
-        // (what, datagram, starts a frame)
-        let mut items: Vec<(Item, bool)> = Vec::new();
-        let dc_items = |items: &mut Vec<(Item, bool)>, new: bool| {
+        let mut items: Vec<(Item, Place)> = Vec::new();
+        let dc_items = |items: &mut Vec<(Item, Place)>, new: bool| {
             if let Some(dc) = extras.dc {
+                let place = |first: bool| match first && new {
+                    true => Place::NewFrame,
+                    false => Place::Next,
+                };
                 if dc.write_master_time {
                     items.push((
                         (
@@ -248,7 +264,7 @@ impl CyclicFrames {
                                 8,
                             ),
                         ),
-                        new,
+                        place(true),
                     ));
                 }
                 items.push((
@@ -256,7 +272,7 @@ impl CyclicFrames {
                         Err(Kind::DcSync),
                         DatagramRepr::physical(Command::Frmw, 0, dc.reference, DC_SYSTEM_TIME, 8),
                     ),
-                    new && !dc.write_master_time,
+                    place(!dc.write_master_time),
                 ));
             }
         };
@@ -270,6 +286,10 @@ impl CyclicFrames {
         let mut new = false;
         for item in plan {
             let before = items.len();
+            let place = match new {
+                true => Place::NewFrame,
+                false => Place::Next,
+            };
             match *item {
                 FrameItem::NewFrame => {
                     new = true;
@@ -290,15 +310,15 @@ impl CyclicFrames {
                             Ok((domain, plan)),
                             DatagramRepr::logical(p.command, 0, p.logical, p.len as u16),
                         ),
-                        new,
+                        place,
                     ));
                 }
-                FrameItem::AlProbe if extras.al_probe => items.push((probe, new)),
+                FrameItem::AlProbe if extras.al_probe => items.push((probe, place)),
                 FrameItem::AlProbe => {}
                 FrameItem::Dc(_) if extras.dc.is_some() => dc_items(&mut items, new),
                 FrameItem::Dc(None) => {}
                 FrameItem::Dc(Some(f)) | FrameItem::Fixed(f) => {
-                    items.push(((Err(Kind::Fixed(f.expected_wkc)), f.repr()), new))
+                    items.push(((Err(Kind::Fixed(f.expected_wkc)), f.repr()), place))
                 }
             }
             if items.len() > before {
@@ -306,7 +326,7 @@ impl CyclicFrames {
             }
         }
         if extras.al_probe && !plan.contains(&FrameItem::AlProbe) {
-            items.push((probe, false));
+            items.push((probe, Place::FirstFit));
         }
         if let Some((logical, len)) = extras.mailbox_status {
             items.push((
@@ -314,7 +334,7 @@ impl CyclicFrames {
                     Err(Kind::MailboxStatus),
                     DatagramRepr::logical(Command::Lrd, 0, logical, len),
                 ),
-                false,
+                Place::FirstFit,
             ));
         }
         if extras.dc.is_some_and(|d| d.monitor) {
@@ -323,58 +343,60 @@ impl CyclicFrames {
                     Err(Kind::SyncMonitor),
                     DatagramRepr::physical(Command::Brd, 0, 0, DC_SYSTEM_TIME_DIFFERENCE, 4),
                 ),
-                false,
+                Place::FirstFit,
             ));
         }
+        let mut open: Vec<OpenFrame> = Vec::new();
         let mut specials = Vec::new();
-        for ((what, repr), new) in items {
-            if new {
-                if let Some((buf, slots, headers, pos)) = open.take() {
-                    frames.push(close(buf, slots, headers, pos, mac));
-                }
+        for ((what, repr), place) in items {
+            let fits = |f: &OpenFrame| {
+                repr.total_len() <= FrameBuilder::FIRST + ecat_wire::frame::MAX_DATAGRAMS_LEN - f.3
+            };
+            let n = match place {
+                Place::FirstFit => open.iter().position(fits),
+                Place::Next => open.last().filter(|f| fits(f)).map(|_| open.len() - 1),
+                Place::NewFrame => open
+                    .last()
+                    .filter(|f| f.2.is_empty() && fits(f))
+                    .map(|_| open.len() - 1),
+            };
+            let n = n.unwrap_or_else(|| {
+                open.push((vec![0u8; 1514], Vec::new(), Vec::new(), FrameBuilder::FIRST));
+                open.len() - 1
+            });
+            let (buf, slots, headers, pos) = &mut open[n];
+            let at = *pos;
+            let mut r = repr;
+            r.more = false;
+            r.emit(&mut buf[at..])
+                .map_err(|e| Error::Invalid(format!("cyclic frame layout: {e}")))?;
+            if let Some(&prev) = headers.last() {
+                buf[prev + 7] |= 0x80; // M bit of the previous datagram
             }
-            loop {
-                let (buf, slots, headers, pos) = open.get_or_insert_with(|| {
-                    (vec![0u8; 1514], Vec::new(), Vec::new(), FrameBuilder::FIRST)
-                });
-                let room = FrameBuilder::FIRST + ecat_wire::frame::MAX_DATAGRAMS_LEN - *pos;
-                if repr.total_len() <= room {
-                    let at = *pos;
-                    let mut r = repr;
-                    r.more = false;
-                    r.emit(&mut buf[at..])
-                        .map_err(|e| Error::Invalid(format!("cyclic frame layout: {e}")))?;
-                    if let Some(&prev) = headers.last() {
-                        buf[prev + 7] |= 0x80; // M bit of the previous datagram
-                    }
-                    headers.push(at);
-                    *pos += repr.total_len();
-                    match what {
-                        Ok((domain, plan)) => slots.push(Slot {
-                            domain,
-                            plan,
-                            at,
-                            len: repr.data_len as usize,
-                        }),
-                        Err(kind) => specials.push(Special {
-                            kind,
-                            frame: frames.len(),
-                            at,
-                            len: repr.data_len as usize,
-                            value: 0,
-                            wkc: 0,
-                            returned: false,
-                        }),
-                    }
-                    break;
-                }
-                let (buf, slots, headers, pos) = open.take().expect("open frame exists");
-                frames.push(close(buf, slots, headers, pos, mac));
+            headers.push(at);
+            *pos += repr.total_len();
+            match what {
+                Ok((domain, plan)) => slots.push(Slot {
+                    domain,
+                    plan,
+                    at,
+                    len: repr.data_len as usize,
+                }),
+                Err(kind) => specials.push(Special {
+                    kind,
+                    frame: n,
+                    at,
+                    len: repr.data_len as usize,
+                    value: 0,
+                    wkc: 0,
+                    returned: false,
+                }),
             }
         }
-        if let Some((buf, slots, headers, pos)) = open.take() {
-            frames.push(close(buf, slots, headers, pos, mac));
-        }
+        let frames: Vec<Template> = open
+            .into_iter()
+            .map(|(buf, slots, headers, pos)| close(buf, slots, headers, pos, mac))
+            .collect();
         if frames.len() > MAX_FRAMES {
             return Err(Error::Invalid(format!(
                 "the process data needs {} frames per cycle; at most {MAX_FRAMES} are supported",

@@ -46,6 +46,7 @@ fn bring_up(mode: DcMode) -> Rig {
         .configure_dc(DcOptions {
             static_datagrams: 15_000,
             per_frame: 1,
+            ..Default::default()
         })
         .unwrap()
         .expect("dc8 has DC SubDevices");

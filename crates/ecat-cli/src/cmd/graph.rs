@@ -20,6 +20,7 @@ pub fn run(a: Args) -> CmdResult {
     md.configure_dc(DcOptions {
         static_datagrams: 0,
         per_frame: 1,
+        ..Default::default()
     })?;
     print!("{}", dot(md.subdevices()));
     Ok(())

@@ -4,6 +4,7 @@ pub mod alias;
 pub mod analyze;
 pub mod bench;
 pub mod coe;
+pub mod crc;
 pub mod doctor;
 pub mod domains;
 pub mod eni;

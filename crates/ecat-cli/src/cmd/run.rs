@@ -85,6 +85,96 @@ pub struct Args {
     /// Wake this early and spin to the cycle boundary (e.g. 20us)
     #[arg(long, default_value = "0", value_parser = |s: &str| parse_ns(s, 1_000))]
     busy_wait: u64,
+    /// Print every per-SubDevice line (DC delays, state changes, the final list) even on a
+    /// large bus, where they are summarised otherwise
+    #[arg(short, long)]
+    verbose: bool,
+}
+
+/// Above this many SubDevices, per-SubDevice lines are summarised unless `-v`.
+const LIST_LIMIT: usize = 32;
+
+/// Print the supervisor's events; without `verbose`, when more than [`LIST_LIMIT`] events of
+/// one kind (in STATE, lost, back) come at once, one line per kind says how many.
+fn print_events(rt: &mut Runtime, verbose: bool) {
+    let mut events = Vec::new();
+    while let Some(e) = rt.next_event() {
+        events.push(e);
+    }
+    print!("{}", events_text(&events, verbose));
+    // The CoE emergencies SubDevices sent since the last call.
+    while let Some((p, e)) = rt.take_emergency() {
+        let sub = rt.supervisor().states().nth(p);
+        let who = sub.map_or(format!("SubDevice {p}"), |s| s.info.who().to_string());
+        println!("{who}: {}", ecat::mailbox::emergency::describe(&e));
+    }
+}
+
+/// What a summary line calls an event's kind, for the kinds that are summarised.
+fn event_kind(e: &ecat::supervisor::Event) -> Option<(String, u64)> {
+    use ecat::supervisor::Event;
+    match e {
+        Event::Reached { state, cycle, .. } => Some((format!("are in {state}"), *cycle)),
+        Event::Lost { cycle, .. } => Some(("were lost (no answer)".into(), *cycle)),
+        Event::Found { cycle, .. } => Some(("are back and being configured again".into(), *cycle)),
+        _ => None,
+    }
+}
+
+fn events_text(events: &[ecat::supervisor::Event], verbose: bool) -> String {
+    let kinds: Vec<Option<(String, u64)>> = events.iter().map(event_kind).collect();
+    let count = |k: &str| kinds.iter().flatten().filter(|(x, _)| x == k).count();
+    let mut out = String::new();
+    let mut done: Vec<String> = Vec::new();
+    for (e, k) in events.iter().zip(&kinds) {
+        match k {
+            Some((kind, _)) if !verbose && count(kind) > LIST_LIMIT => {
+                if done.contains(kind) {
+                    continue;
+                }
+                let cycles = kinds
+                    .iter()
+                    .flatten()
+                    .filter(|(x, _)| x == kind)
+                    .map(|c| c.1);
+                let (lo, hi) = cycles.fold((u64::MAX, 0), |(l, h), c| (l.min(c), h.max(c)));
+                let when = if lo == hi {
+                    format!("cycle {lo}")
+                } else {
+                    format!("cycles {lo}-{hi}")
+                };
+                out += &format!(
+                    "{when}: {} SubDevices {kind} (-v lists them)\n",
+                    count(kind)
+                );
+                done.push(kind.clone());
+            }
+            _ => out += &format!("{e}\n"),
+        }
+    }
+    out
+}
+
+/// The DC delays for the setup line: every SubDevice's with `verbose` or on a small bus,
+/// else a summary (count, range, the last one).
+fn dc_delays_text(subs: &[ecat::SubDevice], verbose: bool) -> String {
+    let d: Vec<(u16, u32)> = subs
+        .iter()
+        .filter_map(|s| s.dc.map(|d| (s.position, d.delay_ns)))
+        .collect();
+    if verbose || d.len() <= LIST_LIMIT {
+        return d
+            .iter()
+            .map(|(p, ns)| format!("{p}:{ns}ns"))
+            .collect::<Vec<_>>()
+            .join(" ");
+    }
+    let max = d.iter().map(|x| x.1).max().unwrap_or(0);
+    let (lp, lns) = d.last().copied().unwrap_or((0, 0));
+    format!(
+        "{} DC SubDevices, 0..{max} ns from the reference, last {lp}:{lns}ns (-v lists all)",
+        d.len()
+    )
 }
 
 /// What the application part of the cycle does.
@@ -204,8 +294,9 @@ pub fn run(mut a: Args) -> CmdResult {
                     a.cycle as f64 / 1e3
                 );
             }
-            let (choice, cycle) = (a.dc, a.cycle);
-            let (rt, image) = super::eni_run::activate(md, eni, |md| setup_dc(md, choice, cycle))?;
+            let (choice, cycle, verbose) = (a.dc, a.cycle, a.verbose);
+            let (rt, image) =
+                super::eni_run::activate(md, eni, |md| setup_dc(md, choice, cycle, verbose))?;
             let profile = a.profile.unwrap_or(Profile::Hold);
             if profile == Profile::Velocity {
                 return Err(
@@ -234,7 +325,7 @@ pub fn run(mut a: Args) -> CmdResult {
     };
     let t1 = Instant::now();
     let bringup = rt.run_until_state(AlState::Op, a.cycle, 10_000_000_000 / a.cycle.max(1));
-    print_events(&mut rt);
+    print_events(&mut rt, a.verbose);
     bringup?;
     println!(
         "all {} SubDevices in OP after {} cycles ({:.1} ms)",
@@ -284,8 +375,9 @@ pub fn run(mut a: Args) -> CmdResult {
     let started = Instant::now();
     let rss_start = rss_kib();
     let mut rss_per_minute: Vec<u64> = Vec::new();
+    let verbose = a.verbose;
     let mut report = |perf: &mut Perf, rt: &mut Runtime, c: &LoopCounters| {
-        print_events(rt);
+        print_events(rt, verbose);
         while rss_per_minute.len() < perf.minutes().len() {
             let n = rss_per_minute.len();
             let row = perf.minutes()[n];
@@ -313,7 +405,7 @@ pub fn run(mut a: Args) -> CmdResult {
         &mut app,
         &mut report,
     );
-    print_events(&mut rt);
+    print_events(&mut rt, a.verbose);
     let counters = result?;
     let elapsed = started.elapsed().as_secs_f64();
     println!(
@@ -397,12 +489,23 @@ pub fn run(mut a: Args) -> CmdResult {
     }
     println!("stopping: requesting INIT from every SubDevice");
     let stop_result = rt.run_until_state(AlState::Init, a.cycle.max(100_000), 5_000);
-    print_events(&mut rt);
+    print_events(&mut rt, a.verbose);
     stop_result?;
     a.tap.report(&rt);
     let states = crate::output::runtime_subdevices(&rt);
-    for i in 0..states.len() {
-        println!("{}", list_line(&states, i));
+    if a.verbose || states.len() <= LIST_LIMIT {
+        for i in 0..states.len() {
+            println!("{}", list_line(&states, i));
+        }
+    } else {
+        let init = states
+            .iter()
+            .filter(|s| s.al_status.state() == Some(AlState::Init))
+            .count();
+        println!(
+            "{} SubDevices, {init} in INIT (-v lists them)",
+            states.len()
+        );
     }
     Ok(())
 }
@@ -467,7 +570,7 @@ fn activate_auto(
             drives.len()
         );
     }
-    let dc = setup_dc(&mut md, a.dc, a.cycle)?;
+    let dc = setup_dc(&mut md, a.dc, a.cycle, a.verbose)?;
     let rt = md.activate(Activation {
         configs: Some(configs),
         startup_sdos,
@@ -482,6 +585,7 @@ fn setup_dc(
     md: &mut ecat::MainDevice,
     choice: DcChoice,
     cycle_ns: u64,
+    verbose: bool,
 ) -> Result<Option<DcRuntime>, Box<dyn std::error::Error>> {
     let wants_sync0 = md
         .subdevices()
@@ -503,11 +607,7 @@ fn setup_dc(
                     "DC: reference clock SubDevice {}, {mode:?}, SYNC0 every {:.0} us; delays {}; max |system time difference| after static compensation {diff} ns ({:.0} ms)",
                     setup.reference_position,
                     cycle_ns as f64 / 1e3,
-                    md.subdevices()
-                        .iter()
-                        .filter_map(|s| s.dc.map(|d| format!("{}:{}ns", s.position, d.delay_ns)))
-                        .collect::<Vec<_>>()
-                        .join(" "),
+                    dc_delays_text(md.subdevices(), verbose),
                     t.elapsed().as_secs_f64() * 1e3
                 );
                 dc = Some(DcRuntime {
@@ -665,16 +765,4 @@ fn to_json(
             "expected_wkc": d.expected_wkc(), "state": d.state().name(),
         })).collect::<Vec<_>>(),
     })
-}
-
-/// Print the supervisor's events and the CoE emergencies SubDevices sent since the last call.
-fn print_events(rt: &mut Runtime) {
-    while let Some(e) = rt.next_event() {
-        println!("{e}");
-    }
-    while let Some((p, e)) = rt.take_emergency() {
-        let sub = rt.supervisor().states().nth(p);
-        let who = sub.map_or(format!("SubDevice {p}"), |s| s.info.who().to_string());
-        println!("{who}: {}", ecat::mailbox::emergency::describe(&e));
-    }
 }

@@ -36,6 +36,7 @@ pub fn run(mut a: Args) -> CmdResult {
                 md.configure_dc(ecat::dc::setup::DcOptions {
                     static_datagrams: 0,
                     per_frame: 1,
+                    ..Default::default()
                 })?;
             }
             md.subdevices().to_vec()

@@ -62,6 +62,23 @@ impl Esc {
     /// data (broadcast reads). Returns true if any byte was read.
     pub(crate) fn ecat_read(&mut self, addr: u32, out: &mut [u8], or: bool) -> bool {
         let end = addr + out.len() as u32;
+        if self.plain(addr, end) {
+            // No SyncManager involved: straight from memory.
+            let mut any = false;
+            for (i, o) in out.iter_mut().enumerate() {
+                let a = addr + i as u32;
+                if self.shape.access(a) == Access::Absent {
+                    continue;
+                }
+                let m = self.mem.get(a as usize).copied().unwrap_or(0);
+                *o = if or { *o | m } else { m };
+                any = true;
+            }
+            if any {
+                self.after_read_registers(addr, end);
+            }
+            return any;
+        }
         let gate = self.sm_gate(addr, end, Dir::Read);
         let mut any = false;
         for (i, o) in out.iter_mut().enumerate() {
@@ -79,9 +96,31 @@ impl Esc {
         any
     }
 
+    /// `[start, end)` touches no SyncManager area, SM register or EEPROM register: an access
+    /// needs neither the SM gate nor the write snapshot.
+    fn plain(&self, start: u32, end: u32) -> bool {
+        !overlaps(start, end, reg::EEPROM_CONFIG, 0x0510)
+            && !overlaps(start, end, reg::SM0, reg::SM0 + 128)
+            && !self.sm_areas_overlap(start, end)
+    }
+
     /// ECAT write of `data` at `addr`. Returns true if any byte was written.
     pub(crate) fn ecat_write(&mut self, addr: u32, data: &[u8]) -> bool {
         let end = addr + data.len() as u32;
+        if self.plain(addr, end) {
+            let mut any = false;
+            for (i, &d) in data.iter().enumerate() {
+                let a = addr + i as u32;
+                if self.shape.access(a) == Access::ReadWrite {
+                    self.store(a, d);
+                    any = true;
+                }
+            }
+            if any {
+                self.after_write_registers(addr, end, None);
+            }
+            return any;
+        }
         let gate = self.sm_gate(addr, end, Dir::Write);
         let ctx = self.write_ctx();
         let mut any = false;
@@ -101,6 +140,11 @@ impl Esc {
     /// Side effects of a successful read of `[start, end)`.
     pub(crate) fn after_read(&mut self, start: u32, end: u32, gate: &Gate) {
         self.sm_complete(gate);
+        self.after_read_registers(start, end);
+    }
+
+    /// Side effects of reading registers: AL/DL status reads clear their event bits.
+    fn after_read_registers(&mut self, start: u32, end: u32) {
         let mut ev = self.get16(reg::ECAT_EVENT);
         if overlaps(start, end, reg::AL_STATUS, reg::AL_STATUS + 2) {
             ev &= !0x0008;
@@ -114,6 +158,15 @@ impl Esc {
     /// Side effects of a successful write of `[start, end)`.
     pub(crate) fn after_write(&mut self, start: u32, end: u32, gate: &Gate, ctx: &WriteCtx) {
         self.sm_complete(gate);
+        self.after_write_registers(start, end, Some(ctx));
+    }
+
+    /// Side effects of writing registers; `ctx` is needed (and given) when the range touches
+    /// the EEPROM or SM registers.
+    fn after_write_registers(&mut self, start: u32, end: u32, ctx: Option<&WriteCtx>) {
+        if start < 0x0900 || end > 0x0A00 {
+            self.kick_pdi();
+        }
         if overlaps(start, end, 0x0300, 0x0314) || overlaps(start, end, 0x0442, 0x0444) {
             self.clear_counters(start, end);
         }
@@ -123,11 +176,13 @@ impl Esc {
         if overlaps(start, end, reg::EEPROM_CONFIG, reg::EEPROM_CONFIG + 1) {
             self.eeprom_config_written();
         }
-        if overlaps(start, end, reg::EEPROM_CONTROL, reg::EEPROM_CONTROL + 2) {
-            self.eeprom_control_written(ctx.eeprom_control);
-        }
-        if overlaps(start, end, reg::SM0, reg::SM0 + 128) {
-            self.sm_registers_written(&ctx.sm_activate);
+        if let Some(ctx) = ctx {
+            if overlaps(start, end, reg::EEPROM_CONTROL, reg::EEPROM_CONTROL + 2) {
+                self.eeprom_control_written(ctx.eeprom_control);
+            }
+            if overlaps(start, end, reg::SM0, reg::SM0 + 128) {
+                self.sm_registers_written(&ctx.sm_activate);
+            }
         }
         if overlaps(start, end, 0x0900, 0x0A00) {
             self.dc_after_write(start, end);

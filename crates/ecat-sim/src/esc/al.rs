@@ -185,6 +185,7 @@ impl Esc {
     pub(crate) fn esm_tick(&mut self, now_ns: u64) {
         if self.esm.op_deadline.is_some_and(|d| now_ns >= d) {
             self.esm.op_deadline = None;
+            self.kick_pdi();
             self.al_settle(AlState::SafeOp, AlStatusCode::SM_WATCHDOG.0);
         }
     }

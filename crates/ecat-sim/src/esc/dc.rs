@@ -105,6 +105,16 @@ pub struct FramePassage {
     pub epu: u64,
 }
 
+impl FramePassage {
+    /// The same passage `dt_ns` later.
+    pub fn shifted(self, dt_ns: u64) -> FramePassage {
+        FramePassage {
+            ports: self.ports.map(|p| p.map(|t| t + dt_ns)),
+            epu: self.epu + dt_ns,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Default)]
 struct Sync {
     /// Armed: the cyclic unit waits for or generates pulses.
@@ -242,7 +252,9 @@ impl Esc {
         if !self.shape.dc_units {
             return;
         }
-        self.advance_sync(p.epu);
+        if !self.no_pulse_until(p.epu) {
+            self.advance_sync(p.epu);
+        }
         let v = self.system_time(p.epu).wrapping_sub(self.dc_delay()) & self.dc_mask();
         self.pdi_write(0x0910, &v.to_le_bytes());
         self.sync_status(p.epu);
@@ -396,6 +408,22 @@ impl Esc {
     }
 
     /// Generate the pulses due up to true time `t` on the current linear piece.
+    /// Cheap test that no SYNC pulse falls in `(done_to, t]`: then [`Esc::advance_sync`] up to
+    /// `t` can wait (its bookkeeping is relative to `done_to`, and the system time runs
+    /// linearly until the next segment, which advances first). Bounds the system time that
+    /// passes by the current speed, with margin for the 1 ns rounding.
+    fn no_pulse_until(&self, t: u64) -> bool {
+        let s = &self.dc.sync;
+        if !s.active || t <= s.done_to {
+            return true;
+        }
+        let (Some(wait), None) = (s.next, s.pending1.front()) else {
+            return false;
+        };
+        let k = (1.0 + self.dc.clock.drift_ppm * 1e-6) * (1.0 + self.dc.rate);
+        (wait as f64) > (t - s.done_to) as f64 * k * (1.0 + 1e-9) + 4.0
+    }
+
     fn advance_sync(&mut self, t: u64) {
         let s = &self.dc.sync;
         if !s.active || t <= s.done_to {

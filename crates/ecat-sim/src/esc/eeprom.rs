@@ -106,6 +106,7 @@ impl Esc {
         self.eeprom.now_ns = now_ns;
         if let Some((cmd, done)) = self.eeprom.pending {
             if now_ns >= done {
+                self.kick_pdi();
                 self.eeprom.pending = None;
                 let fixed = self.eeprom_fixed_bits();
                 self.put16(reg::EEPROM_CONTROL, fixed);

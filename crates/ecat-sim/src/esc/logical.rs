@@ -1,4 +1,4 @@
-//! Logical commands (LRD, LWR, LRW) through the FMMUs, bit by bit.
+//! Logical commands (LRD, LWR, LRW) through the FMMUs, bit by bit (a memory byte at a time).
 //!
 //! Every enabled FMMU whose type allows the direction maps logical bits
 //! `[start·8 + start_bit, … + bit_count)` onto physical bits from
@@ -38,10 +38,15 @@ struct Span {
     bits: u64,
 }
 
+/// The logical bits `[start, end)` an FMMU maps.
+pub(crate) fn logical_bits(f: &FmmuRepr) -> (u64, u64) {
+    let fs = f.logical_start as u64 * 8 + (f.logical_start_bit & 7) as u64;
+    (fs, fs + f.bit_count() as u64)
+}
+
 impl Span {
     fn of(f: &FmmuRepr, la: u64, len: usize) -> Option<Span> {
-        let fs = f.logical_start as u64 * 8 + (f.logical_start_bit & 7) as u64;
-        let fe = fs + f.bit_count() as u64;
+        let (fs, fe) = logical_bits(f);
         let ds = la * 8;
         let de = ds + len as u64 * 8;
         let (lo, hi) = (fs.max(ds), fe.min(de));
@@ -66,6 +71,15 @@ impl Span {
 }
 
 impl Esc {
+    /// FMMU `n`'s registers if it is enabled.
+    pub(crate) fn enabled_fmmu(&self, n: u8) -> Option<FmmuRepr> {
+        let a = reg::fmmu(n) as usize;
+        if self.mem[a + 12] & 1 == 0 {
+            return None;
+        }
+        FmmuRepr::parse(&self.mem[a..a + FmmuRepr::LEN]).ok()
+    }
+
     /// Process a logical datagram against this ESC's FMMUs.
     pub(crate) fn logical(
         &mut self,
@@ -76,17 +90,17 @@ impl Esc {
         let len = dg.data_len();
         let want_read = matches!(cmd, Command::Lrd | Command::Lrw);
         let want_write = matches!(cmd, Command::Lwr | Command::Lrw);
-        let mut incoming = [0u8; 0x0800];
-        incoming[..len].copy_from_slice(dg.data());
+        // LRW writes the data as it arrived, before this ESC's reads changed it.
+        let mut incoming = core::mem::take(&mut self.scratch);
+        incoming.clear();
+        if cmd == Command::Lrw {
+            incoming.extend_from_slice(dg.data());
+        }
         let (mut read, mut wrote, mut addressed) = (false, false, false);
         for n in 0..self.shape.fmmus {
-            let a = reg::fmmu(n) as usize;
-            let Ok(f) = FmmuRepr::parse(&self.mem[a..a + FmmuRepr::LEN]) else {
+            let Some(f) = self.enabled_fmmu(n) else {
                 continue;
             };
-            if !f.enabled() {
-                continue;
-            }
             let Some(span) = Span::of(&f, la, len) else {
                 continue;
             };
@@ -95,9 +109,15 @@ impl Esc {
                 read |= self.fmmu_read(&span, dg.data_mut());
             }
             if want_write && f.kind & FmmuRepr::WRITE != 0 {
-                wrote |= self.fmmu_write(&span, &incoming[..len]);
+                let data = if cmd == Command::Lrw {
+                    &incoming[..len]
+                } else {
+                    dg.data()
+                };
+                wrote |= self.fmmu_write(&span, data);
             }
         }
+        self.scratch = incoming;
         let w = if cmd == Command::Lrw { 2 } else { 1 };
         DatagramOutcome {
             addressed,
@@ -109,15 +129,29 @@ impl Esc {
         let (lo, hi) = span.mem_bytes();
         let gate = self.sm_gate(lo, hi, Dir::Read);
         let mut any = false;
-        for i in 0..span.bits {
+        let mut i = 0;
+        // A memory byte at a time (access rights are per byte), whole bytes when aligned.
+        while i < span.bits {
             let m = span.mem_bit + i;
-            let a = (m / 8) as u32;
-            if m / 8 > u32::MAX as u64 || !self.readable(a, &gate) {
+            let (a, b0) = (m / 8, m % 8);
+            let n = (8 - b0).min(span.bits - i);
+            let fb = span.frame_bit + i;
+            i += n;
+            if a > u32::MAX as u64 || !self.readable(a as u32, &gate) {
                 continue;
             }
-            let pa = gate.map(a) as usize;
-            let v = self.mem.get(pa).is_some_and(|b| b & (1 << (m % 8)) != 0);
-            set_bit(frame, span.frame_bit + i, v);
+            let v = self
+                .mem
+                .get(gate.map(a as u32) as usize)
+                .copied()
+                .unwrap_or(0);
+            if n == 8 && fb.is_multiple_of(8) {
+                frame[(fb / 8) as usize] = v;
+            } else {
+                for j in 0..n {
+                    set_bit(frame, fb + j, v & (1 << (b0 + j)) != 0);
+                }
+            }
             any = true;
         }
         if any {
@@ -131,16 +165,27 @@ impl Esc {
         let gate = self.sm_gate(lo, hi, Dir::Write);
         let ctx: WriteCtx = self.write_ctx();
         let mut any = false;
-        for i in 0..span.bits {
+        let mut i = 0;
+        while i < span.bits {
             let m = span.mem_bit + i;
-            let a = (m / 8) as u32;
-            if m / 8 > u32::MAX as u64 || !self.writable(a, &gate, &ctx) {
+            let (a, b0) = (m / 8, m % 8);
+            let n = (8 - b0).min(span.bits - i);
+            let fb = span.frame_bit + i;
+            i += n;
+            if a > u32::MAX as u64 || !self.writable(a as u32, &gate, &ctx) {
                 continue;
             }
-            let pa = gate.map(a);
-            let mut byte = [self.mem.get(pa as usize).copied().unwrap_or(0)];
-            set_bit(&mut byte, m % 8, bit(incoming, span.frame_bit + i));
-            self.store(pa, byte[0]);
+            let pa = gate.map(a as u32);
+            let byte = if n == 8 && fb.is_multiple_of(8) {
+                incoming[(fb / 8) as usize]
+            } else {
+                let mut byte = [self.mem.get(pa as usize).copied().unwrap_or(0)];
+                for j in 0..n {
+                    set_bit(&mut byte, b0 + j, bit(incoming, fb + j));
+                }
+                byte[0]
+            };
+            self.store(pa, byte);
             any = true;
         }
         if any {

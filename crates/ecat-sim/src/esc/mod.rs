@@ -22,6 +22,7 @@ mod io;
 mod logical;
 mod mailbox;
 mod process;
+pub(crate) mod route;
 pub use mailbox::OUTBOX_LIMIT;
 pub mod regmap;
 mod syncman;
@@ -104,6 +105,11 @@ pub struct Esc {
     links: [bool; 4],
     pub(crate) dc: dc::DcState,
     behaviour: Option<Box<dyn Behaviour>>,
+    /// Something the PDI side reacts to happened since it last ran (see
+    /// [`Esc::pdi_after_frame`]).
+    pdi_kick: bool,
+    /// Reused copy of an LRW's incoming data.
+    scratch: Vec<u8>,
 }
 
 impl core::fmt::Debug for Esc {
@@ -147,6 +153,8 @@ impl Esc {
             links: [true, false, false, false],
             dc: Default::default(),
             behaviour: None,
+            pdi_kick: true,
+            scratch: Vec::new(),
         };
         esc.power_up();
         esc
@@ -161,6 +169,7 @@ impl Esc {
     /// power-on, reload the configuration area from the SII (whose content survives, as an
     /// EEPROM does) and reset the device behaviour.
     pub fn power_up(&mut self) {
+        self.pdi_kick = true;
         self.mem.fill(0);
         self.eeprom = Default::default();
         self.mbx = Default::default();
@@ -299,6 +308,13 @@ impl Esc {
     /// MainDevice and always has one); updates DL status. Ports the chip does not implement
     /// (port descriptor 0x0007) never have a link.
     pub fn set_port_links(&mut self, links: [bool; 4]) {
+        // A port whose link goes down counts in its lost-link counter (0x0310 + port).
+        for (p, (&was, &is)) in self.links.iter().zip(&links).enumerate().skip(1) {
+            if was && !is && self.port_implemented(p) {
+                let c = &mut self.mem[0x0310 + p];
+                *c = c.saturating_add(1);
+            }
+        }
         self.links = links;
         self.links[0] = true;
         self.refresh_dl_status();
@@ -325,27 +341,82 @@ impl Esc {
         *c = c.saturating_add(1);
     }
 
-    /// Count a frame that arrived with a bad FCS: in port 0's invalid-frame counter (0x0300)
-    /// if this ESC is the first to see the error (`first`), else in port 0's forwarded-error
-    /// counter (0x0308), as the frame comes marked by the ESC before. Saturates at 255.
-    pub fn count_crc_error(&mut self, first: bool) {
-        let a = if first { 0x0300 } else { 0x0308 };
-        let c = &mut self.mem[a];
-        *c = c.saturating_add(1);
+    /// Count a frame that arrived at `port` with a bad FCS: in the port's invalid-frame
+    /// counter (0x0300 + 2·port) if this ESC is the first to see the error (`first`), else in
+    /// its forwarded-error counter (0x0308 + port), as the ESC before marked the frame.
+    /// Saturates at 255.
+    pub fn count_crc_error(&mut self, port: usize, first: bool) {
+        let a = if first {
+            0x0300 + 2 * port
+        } else {
+            0x0308 + port
+        };
+        if let Some(c) = self.mem.get_mut(a) {
+            *c = c.saturating_add(1);
+        }
     }
 
     /// Advance internal timers (EEPROM busy, SM watchdog, a pending OP request) to `now_ns`.
     /// Called before each frame.
     pub fn tick(&mut self, now_ns: u64) {
+        self.set_now(now_ns);
         self.eeprom_tick(now_ns);
         self.watchdog_tick(now_ns);
         self.esm_tick(now_ns);
+    }
+
+    /// Let the ESC know the time of the frame being processed without running its timers
+    /// (what [`Esc::tick`] does when none is due).
+    pub(crate) fn set_now(&mut self, now_ns: u64) {
+        self.eeprom.now_ns = now_ns;
+    }
+
+    /// True time from which [`Esc::tick`] has something to do: an EEPROM command completing,
+    /// the SM watchdog expiring, a pending OP request timing out (`u64::MAX`: none).
+    pub(crate) fn tick_due(&self) -> u64 {
+        let mut due = u64::MAX;
+        if let Some((_, done)) = self.eeprom.pending {
+            due = due.min(done);
+        }
+        if let (Some(last), false, Some(timeout)) =
+            (self.wd.last, self.wd.expired, self.watchdog_timeout_ns())
+        {
+            if self.watchdog_sm_active() {
+                due = due.min(last.saturating_add(timeout).saturating_add(1));
+            }
+        }
+        if let Some(d) = self.esm.op_deadline {
+            due = due.min(d);
+        }
+        due
+    }
+
+    /// [`Esc::end_of_frame`] if anything the PDI side reacts to happened since it last ran:
+    /// an ECAT write other than to the DC registers, an access to a SyncManager's buffer, an
+    /// AL status change, a timer (watchdog, EEPROM, OP request) firing, power-up. A frame
+    /// that only read registers or fed the DC control loop leaves the PDI side idle, as a
+    /// firmware driven by the ESC's events is.
+    pub(crate) fn pdi_after_frame(&mut self, now_ns: u64) {
+        if core::mem::take(&mut self.pdi_kick) {
+            self.end_of_frame(now_ns);
+        }
+    }
+
+    /// Whether the PDI side has something to react to.
+    pub(crate) fn pdi_pending(&self) -> bool {
+        self.pdi_kick
+    }
+
+    /// Note that the PDI side has something to react to after this frame.
+    pub(crate) fn kick_pdi(&mut self) {
+        self.pdi_kick = true;
     }
 
     /// Work done when a (good) frame has passed: buffered SMs the MainDevice completed are
     /// swapped in, then the PDI side runs: mailbox handling, outputs, the device behaviour and
     /// inputs (see the `io` module).
     pub fn end_of_frame(&mut self, now_ns: u64) {
+        self.pdi_kick = false;
         self.buffered_frame_end(true);
         self.mailbox_service();
         self.process_data_outputs();
@@ -391,6 +462,7 @@ impl Esc {
     }
 
     fn set_al_status(&mut self, status: u16, code: Option<u16>) {
+        self.pdi_kick = true;
         let old = self.get16(reg::AL_STATUS);
         self.put16(reg::AL_STATUS, status);
         if let Some(c) = code {

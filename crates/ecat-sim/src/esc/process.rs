@@ -74,10 +74,7 @@ impl Esc {
                 if hit {
                     wkc += self.ecat_read(addr, dg.data_mut(), false) as u16;
                 } else {
-                    let mut buf = [0u8; MAX_LEN];
-                    let n = dg.data_len();
-                    buf[..n].copy_from_slice(dg.data());
-                    wkc += self.ecat_write(addr, &buf[..n]) as u16;
+                    wkc += self.ecat_write(addr, dg.data()) as u16;
                 }
                 return DatagramOutcome {
                     addressed: true,

@@ -121,6 +121,20 @@ impl Esc {
         }
     }
 
+    /// Whether `[start, end)` overlaps the area of an enabled SM (all three buffers, so that
+    /// the reserved ones count too).
+    pub(crate) fn sm_areas_overlap(&self, start: u32, end: u32) -> bool {
+        (0..self.shape.sms).any(|n| {
+            let a = reg::sm(n) as usize;
+            if self.mem[a + 6] & 1 == 0 {
+                return false;
+            }
+            let lo = u16::from_le_bytes([self.mem[a], self.mem[a + 1]]) as u32;
+            let len = u16::from_le_bytes([self.mem[a + 2], self.mem[a + 3]]) as u32;
+            len != 0 && start < lo + 3 * len && end > lo
+        })
+    }
+
     /// Check `[start, end)` against every SM for an access in `dir`.
     pub(crate) fn sm_gate(&self, start: u32, end: u32, dir: Dir) -> Gate {
         let mut g = Gate {
@@ -188,6 +202,10 @@ impl Esc {
 
     /// Apply the mailbox and buffer state changes of a finished access.
     pub(crate) fn sm_complete(&mut self, gate: &Gate) {
+        if gate.completes | gate.buffered == 0 {
+            return;
+        }
+        self.kick_pdi();
         for n in 0..self.shape.sms {
             if gate.completes & (1 << n) != 0 {
                 let writes = self.sm(n).ecat_writes();

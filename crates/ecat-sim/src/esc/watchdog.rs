@@ -34,7 +34,7 @@ impl Esc {
         (ticks != 0).then_some((divider + 2) * 40 * ticks)
     }
 
-    fn watchdog_sm_active(&self) -> bool {
+    pub(crate) fn watchdog_sm_active(&self) -> bool {
         (0..self.shape.sms).any(|n| {
             let s = self.sm(n);
             s.control & sm_control::WATCHDOG != 0 && self.sm_active(n) && s.length > 0
@@ -67,6 +67,7 @@ impl Esc {
             return;
         }
         self.wd.expired = true;
+        self.kick_pdi();
         self.mem[reg::WATCHDOG_PD_STATUS as usize] &= !1;
         let c = &mut self.mem[reg::WATCHDOG_PD_COUNTER as usize];
         *c = c.saturating_add(1);

@@ -1,0 +1,204 @@
+//! Which ESCs a frame concerns: the frame's datagrams indexed once, and a cheap test per ESC.
+//!
+//! Design: processing a frame costs per ESC it passes. On a large network most datagrams
+//! concern few ESCs: a position-addressed datagram one, a configured-address datagram one, a
+//! logical datagram the ESCs whose FMMUs overlap its range (a cyclic LRW split across frames
+//! touches a third of the network each). So the frame's datagrams are indexed once
+//! ([`FrameIndex`]), and an ESC that no datagram concerns ([`Route::concerns`], from a small
+//! summary the network keeps per ESC so that passing does not touch the ESC's memory) is
+//! passed without running its processing unit or its PDI side: it only ORs its event request into
+//! the IRQ fields and counts in the auto-increment addresses, which the network applies for
+//! all passed ESCs at once. The test is conservative (a logical datagram concerns an ESC when
+//! an enabled FMMU's logical byte range overlaps it, whatever its bit limits and direction),
+//! and an ESC it selects runs exactly as before, so what a frame does is unchanged; only the
+//! PDI side of an ESC no datagram concerned runs after the next frame that does (the PDI
+//! reacts to accesses), and its timers (EEPROM busy, SM watchdog, OP request) run when a
+//! frame passes at or after the time they are due ([`Route::due`]).
+
+use super::Esc;
+use ecat_wire::datagram::{Addressing, HEADER_LEN, OVERHEAD};
+use ecat_wire::register as reg;
+use ecat_wire::Command;
+
+/// One datagram of the frame being processed.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct DgRef {
+    /// Offset of the datagram header in the Ethernet frame.
+    pub at: usize,
+    /// Total length (header, data, WKC).
+    pub total: usize,
+    /// The command (`None`: undefined code, passes untouched).
+    pub cmd: Option<Command>,
+    /// ADP as it left the MainDevice.
+    pub adp0: u16,
+    /// ADO (physical) or the high word of the logical address.
+    pub ado: u16,
+    /// Data length.
+    pub len: usize,
+}
+
+impl DgRef {
+    fn addressing(&self) -> Addressing {
+        self.cmd.map_or(Addressing::None, Command::addressing)
+    }
+
+    /// Auto-increment and broadcast datagrams count every ESC they pass in ADP.
+    pub fn counts_adp(&self) -> bool {
+        matches!(
+            self.addressing(),
+            Addressing::AutoIncrement | Addressing::Broadcast
+        )
+    }
+
+    fn logical_address(&self) -> u32 {
+        self.adp0 as u32 | (self.ado as u32) << 16
+    }
+}
+
+/// The datagrams of one frame, reused from frame to frame (no allocation once grown).
+#[derive(Debug, Default)]
+pub(crate) struct FrameIndex {
+    pub dgs: Vec<DgRef>,
+}
+
+impl FrameIndex {
+    /// Index the datagram chain starting at `first` (offset of the first datagram header in
+    /// `frame`, which ends at `end`). Returns false if the chain is broken.
+    pub fn build(&mut self, frame: &[u8], first: usize, end: usize) -> bool {
+        self.dgs.clear();
+        let mut at = first;
+        loop {
+            let Some(h) = frame
+                .get(at..at + HEADER_LEN)
+                .filter(|_| at + OVERHEAD <= end)
+            else {
+                return false;
+            };
+            let lf = u16::from_le_bytes([h[6], h[7]]);
+            let len = (lf & 0x07FF) as usize;
+            let total = OVERHEAD + len;
+            if at + total > end {
+                return false;
+            }
+            self.dgs.push(DgRef {
+                at,
+                total,
+                cmd: Command::from_u8(h[0]),
+                adp0: u16::from_le_bytes([h[2], h[3]]),
+                ado: u16::from_le_bytes([h[4], h[5]]),
+                len,
+            });
+            if lf & 0x8000 == 0 {
+                return true;
+            }
+            at += total;
+        }
+    }
+
+    /// Set the ADP of every auto-increment and broadcast datagram to what it is after
+    /// `hops` ESCs incremented it.
+    pub fn set_adp(&self, frame: &mut [u8], hops: usize) {
+        for d in self.dgs.iter().filter(|d| d.counts_adp()) {
+            let v = d.adp0.wrapping_add(hops as u16).to_le_bytes();
+            frame[d.at + 2..d.at + 4].copy_from_slice(&v);
+        }
+    }
+
+    /// OR `irq` into every datagram's IRQ field.
+    pub fn or_irq(&self, frame: &mut [u8], irq: u16) {
+        if irq == 0 {
+            return;
+        }
+        for d in &self.dgs {
+            self.or_irq_one(frame, d, irq);
+        }
+    }
+
+    /// OR `irq` into the IRQ field of `d`.
+    pub fn or_irq_one(&self, frame: &mut [u8], d: &DgRef, irq: u16) {
+        if irq != 0 {
+            let f = &mut frame[d.at + 8..d.at + 10];
+            let v = u16::from_le_bytes([f[0], f[1]]) | irq;
+            f.copy_from_slice(&v.to_le_bytes());
+        }
+    }
+}
+
+/// What the network keeps per ESC to pass it without touching its memory: enough to decide
+/// whether a datagram concerns it, its event request, and when its timers next have work.
+/// Recomputed after every frame that ran the ESC ([`Esc::route`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Route {
+    station: u16,
+    /// The station alias when DL control enables alias addressing.
+    alias: Option<u16>,
+    /// Logical bits `[lo, hi)` covering every enabled FMMU (empty when `lo >= hi`).
+    log_lo: u64,
+    log_hi: u64,
+    /// An enabled FMMU maps into the DC registers 0x0900–0x09FF.
+    fmmu_dc: bool,
+    /// ECAT event request ORed into every passing datagram.
+    pub irq: u16,
+    /// True time from which [`Esc::tick`] has something to do (`u64::MAX`: nothing).
+    pub due: u64,
+}
+
+impl Route {
+    /// Whether datagram `d`, which concerns this ESC, can reach its DC registers
+    /// 0x0900–0x09FF (then the ESC needs the frame's passage times and its SYNC unit run up
+    /// to the frame; see [`Esc::dc_frame`]).
+    pub fn dc_relevant(&self, d: &DgRef) -> bool {
+        match d.cmd.map(Command::addressing) {
+            Some(Addressing::Logical) => self.fmmu_dc,
+            Some(Addressing::None) | None => false,
+            Some(_) => (d.ado as usize) < 0x0A00 && d.ado as usize + d.len > 0x0900,
+        }
+    }
+
+    /// Whether datagram `d` can concern this ESC when it passes as the `hop`-th ESC of the
+    /// frame (conservative: true whenever processing it could read or write anything).
+    pub fn concerns(&self, d: &DgRef, hop: usize) -> bool {
+        let Some(cmd) = d.cmd else {
+            return false;
+        };
+        match cmd.addressing() {
+            Addressing::None => false,
+            Addressing::Broadcast => true,
+            // The non-addressed ESCs of ARMW/FRMW write.
+            _ if matches!(cmd, Command::Armw | Command::Frmw) => true,
+            Addressing::AutoIncrement => d.adp0.wrapping_add(hop as u16) == 0,
+            Addressing::Configured => d.adp0 == self.station || self.alias == Some(d.adp0),
+            Addressing::Logical => {
+                let ds = d.logical_address() as u64 * 8;
+                let de = ds + d.len as u64 * 8;
+                self.log_lo.max(ds) < self.log_hi.min(de)
+            }
+        }
+    }
+}
+
+impl Esc {
+    /// This ESC's [`Route`] now.
+    pub(crate) fn route(&self) -> Route {
+        let (mut lo, mut hi, mut fmmu_dc) = (u64::MAX, 0, false);
+        for f in (0..self.shape.fmmus).filter_map(|n| self.enabled_fmmu(n)) {
+            let (fs, fe) = super::logical::logical_bits(&f);
+            if fs < fe {
+                lo = lo.min(fs);
+                hi = hi.max(fe);
+                let ps = f.physical_start as u64;
+                fmmu_dc |= ps < 0x0A00 && ps + (fe - fs).div_ceil(8) + 1 > 0x0900;
+            }
+        }
+        let alias_on = self.mem[reg::DL_CONTROL_ALIAS as usize] & 1 != 0;
+        Route {
+            station: self.station_address(),
+            alias: alias_on.then(|| self.station_alias()),
+            log_lo: lo,
+            log_hi: hi,
+            fmmu_dc,
+            irq: self.irq(),
+            due: self.tick_due(),
+        }
+    }
+}

@@ -1,0 +1,369 @@
+//! How ecat and its simulator scale with the number of SubDevices: one table for generated
+//! lines of 10, 100 and 1,000 SubDevices (`sim:ioN`: an EK1100, then EL2008, EL1018, EL4132
+//! and EL3102 in turn), in-process.
+//!
+//!     cargo run --release -p ecat --example scale [N ...]
+//!
+//! Columns:
+//! * `scan ms`: [`MainDevice::scan`] (addresses, SII, mailbox and DC capabilities);
+//! * `to OP ms`: from opening the link to every SubDevice in OP: scan, configuration
+//!   discovery, DC setup with the static drift compensation, activation and the state
+//!   walk at a 1 ms cycle (real time: the walk sleeps between cycles);
+//! * `master ns`, `sim ns`: CPU per 1 ms cycle in OP, the MainDevice's own and the
+//!   simulator's (time spent inside the simulated ring's frame processing), medians of
+//!   `ROUNDS` alternating rounds;
+//! * `sim ns/SD/frame`: the simulator's CPU per SubDevice per frame, and per SubDevice per
+//!   cycle;
+//! * `RSS MiB`: peak resident memory of a child process that runs only that size;
+//! * `frames`: cyclic frames per cycle; `wkc ok`: cycles with every datagram's working counter
+//!   as expected.
+//!
+//! The targets of issue 15 are printed as ratios to the figures measured before the work:
+//! simulator cost per SubDevice per frame ≤ 0.25 µs (before ≈ 2 µs per SubDevice per cycle:
+//! 2.3 ms per cycle at 1,000), start to OP ≤ 1.5 s at 1,000 (before ≈ 3 s scan + 4 s DC).
+//! Each size runs in a child process of this example so that its memory is its own.
+//! Environment: `SCALE_ROUNDS` (rounds, default 5), `SCALE_CYCLES` (cycles per round),
+//! `SCALE_NO_DC=1` (without distributed clocks), `SCALE_DUMP=N` (describe the first N frames
+//! of the cyclic phase on stderr). CPU figures are thread CPU time, so they stay meaningful on
+//! a loaded machine; the wall-clock columns (scan, DC, to OP) do not.
+
+use ecat::dc::setup::DcOptions;
+use ecat::dc::{DcMode, DcRuntime};
+use ecat::domain::DomainState;
+use ecat::error::Result;
+use ecat::link::sim::SimLink;
+use ecat::link::{Link, LinkCounters};
+use ecat::runtime::{Activation, Runtime};
+use ecat::MainDevice;
+use ecat_sim::Network;
+use ecat_wire::al::AlState;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// Before the work (issue 15): simulator ns per SubDevice per cycle at 1,000.
+const BEFORE_SIM_NS_PER_SD: f64 = 2300.0;
+/// Before: start to OP at 1,000 SubDevices (s): scan ≈ 3 s + DC ≈ 4 s.
+const BEFORE_TO_OP_S: f64 = 7.0;
+const TARGET_SIM_NS_PER_SD: f64 = 250.0;
+const TARGET_TO_OP_S: f64 = 1.5;
+const PERIOD_NS: u64 = 1_000_000;
+
+/// CPU time of the calling thread (ns): the figures stay meaningful on a shared, loaded
+/// machine where wall time includes waiting for a CPU.
+fn cpu_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid timespec for the call to fill.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// A simulated link that adds the CPU time spent processing frames (the simulated ring) to
+/// a shared counter.
+struct Timed {
+    inner: SimLink,
+    sim_ns: Arc<AtomicU64>,
+}
+
+impl Link for Timed {
+    fn send(&mut self, frame: &[u8]) -> Result<()> {
+        if DUMP.load(Ordering::Relaxed) > 0 {
+            DUMP.fetch_sub(1, Ordering::Relaxed);
+            dump(frame);
+        }
+        let t = cpu_ns();
+        let r = self.inner.send(frame);
+        self.sim_ns.fetch_add(cpu_ns() - t, Ordering::Relaxed);
+        r
+    }
+    fn recv(&mut self, buf: &mut [u8], deadline: Option<Instant>) -> Result<Option<usize>> {
+        self.inner.recv(buf, deadline)
+    }
+    fn mac(&self) -> [u8; 6] {
+        self.inner.mac()
+    }
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+    fn counters(&self) -> LinkCounters {
+        self.inner.counters()
+    }
+}
+
+/// Frames left to describe on stderr (SCALE_DUMP=N: the first N cyclic-phase frames).
+static DUMP: AtomicU64 = AtomicU64::new(0);
+
+/// One line per frame: its datagrams (command, address, length).
+fn dump(frame: &[u8]) {
+    let mut p = 16;
+    let mut out = format!("frame {} bytes:", frame.len());
+    while p + 12 <= frame.len() {
+        let cmd = ecat_wire::Command::from_u8(frame[p]).map_or("?", |c| c.name());
+        let adp = u16::from_le_bytes([frame[p + 2], frame[p + 3]]);
+        let ado = u16::from_le_bytes([frame[p + 4], frame[p + 5]]);
+        let lf = u16::from_le_bytes([frame[p + 6], frame[p + 7]]);
+        out += &format!(" {cmd} {adp:#06x}:{ado:#06x}/{}", lf & 0x7FF);
+        if lf & 0x8000 == 0 {
+            break;
+        }
+        p += 12 + (lf & 0x7FF) as usize;
+    }
+    eprintln!("{out}");
+}
+
+/// What one size measured.
+struct Row {
+    n: usize,
+    scan_ms: f64,
+    dc_ms: f64,
+    to_op_ms: f64,
+    to_op_cpu_ms: f64,
+    op_cycles: u64,
+    master_ns: f64,
+    sim_ns: f64,
+    frames: usize,
+    wkc_ok: u64,
+    cycles: u64,
+    rss_mib: f64,
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+/// Peak resident memory of this process (VmHWM) in MiB.
+fn peak_rss_mib() -> f64 {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    s.lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(0.0, |kib| kib / 1024.0)
+}
+
+fn bring_up(n: usize, sim_ns: &Arc<AtomicU64>) -> (Runtime, f64, f64, f64, f64) {
+    let c0 = cpu_ns();
+    let net = Network::open(&format!("io{n}")).expect("generated network");
+    let link = SimLink::with_network(net, format!("sim:io{n}"), format!("io{n}"));
+    let t0 = Instant::now();
+    let mut md = MainDevice::with_link(Box::new(Timed {
+        inner: link,
+        sim_ns: sim_ns.clone(),
+    }));
+    md.scan().expect("scan");
+    let scan_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let configs = md.discover_configs().expect("configs");
+    let t_dc = Instant::now();
+    // SCALE_NO_DC=1: without distributed clocks (what `sim_cost` measures).
+    let with_dc = std::env::var_os("SCALE_NO_DC").is_none();
+    let dc = with_dc
+        .then(|| md.configure_dc(DcOptions::default()).expect("dc"))
+        .flatten()
+        .map(|setup| DcRuntime {
+            setup,
+            mode: DcMode::MasterFollowsReference,
+            cycle_ns: PERIOD_NS,
+            shift_ns: 0,
+        });
+    let dc_ms = t_dc.elapsed().as_secs_f64() * 1e3;
+    let mut rt = md
+        .activate(Activation {
+            configs: Some(configs),
+            dc,
+            ..Default::default()
+        })
+        .expect("activate");
+    rt.run_until_state(AlState::Op, PERIOD_NS, 20_000)
+        .expect("OP");
+    let to_op_ms = t0.elapsed().as_secs_f64() * 1e3;
+    (rt, scan_ms, dc_ms, to_op_ms, (cpu_ns() - c0) as f64 / 1e6)
+}
+
+/// One size, measured in this process.
+fn measure(n: usize, rounds: usize, cycles: u64) -> Row {
+    let sim_ns = Arc::new(AtomicU64::new(0));
+    let (mut rt, scan_ms, dc_ms, to_op_ms, to_op_cpu_ms) = bring_up(n, &sim_ns);
+    let op_cycles = rt.cycle_count();
+    let dump_n = std::env::var("SCALE_DUMP")
+        .ok()
+        .and_then(|s| s.parse().ok());
+    DUMP.store(dump_n.unwrap_or(0), Ordering::Relaxed);
+    let (mut whole, mut sim) = (Vec::new(), Vec::new());
+    let mut wkc_ok = 0;
+    for _ in 0..rounds {
+        sim_ns.store(0, Ordering::Relaxed);
+        let t = cpu_ns();
+        for _ in 0..cycles {
+            if rt.tx_rx(PERIOD_NS).expect("cycle")
+                && rt
+                    .domains()
+                    .iter()
+                    .all(|d| d.state() == DomainState::Complete)
+            {
+                wkc_ok += 1;
+            }
+        }
+        let spent = (cpu_ns() - t) as f64 / cycles as f64;
+        let s = sim_ns.load(Ordering::Relaxed) as f64 / cycles as f64;
+        whole.push(spent);
+        sim.push(s);
+    }
+    let sim_ns = median(&mut sim);
+    let master_ns = (median(&mut whole) - sim_ns).max(0.0);
+    Row {
+        n,
+        scan_ms,
+        dc_ms,
+        to_op_ms,
+        to_op_cpu_ms,
+        op_cycles,
+        master_ns,
+        sim_ns,
+        frames: rt.frame_layout().0,
+        wkc_ok,
+        cycles: cycles * rounds as u64,
+        rss_mib: peak_rss_mib(),
+    }
+}
+
+fn print_header() {
+    println!(
+        "{:>6} {:>8} {:>8} {:>9} {:>9} {:>7} {:>10} {:>10} {:>9} {:>9} {:>8} {:>7} {:>11}",
+        "SDs",
+        "scan ms",
+        "DC ms",
+        "to OP ms",
+        "OP cpu ms",
+        "cycles",
+        "master ns",
+        "sim ns",
+        "sim/SD/fr",
+        "sim/SD/cy",
+        "RSS MiB",
+        "frames",
+        "wkc ok"
+    );
+}
+
+fn print_row(r: &Row) {
+    let per_sd = r.sim_ns / r.n as f64;
+    println!(
+        "{:>6} {:>8.0} {:>8.0} {:>9.0} {:>9.0} {:>7} {:>10.0} {:>10.0} {:>9.1} {:>9.1} {:>8.1} {:>7} {:>11}",
+        r.n,
+        r.scan_ms,
+        r.dc_ms,
+        r.to_op_ms,
+        r.to_op_cpu_ms,
+        r.op_cycles,
+        r.master_ns,
+        r.sim_ns,
+        per_sd / r.frames.max(1) as f64,
+        per_sd,
+        r.rss_mib,
+        r.frames,
+        format!("{}/{}", r.wkc_ok, r.cycles)
+    );
+}
+
+fn parse_row(line: &str) -> Option<Row> {
+    let v: Vec<f64> = line
+        .strip_prefix("ROW ")?
+        .split_whitespace()
+        .map(|x| x.parse().ok())
+        .collect::<Option<_>>()?;
+    (v.len() == 12).then(|| Row {
+        n: v[0] as usize,
+        scan_ms: v[1],
+        dc_ms: v[2],
+        to_op_ms: v[3],
+        to_op_cpu_ms: v[4],
+        op_cycles: v[5] as u64,
+        master_ns: v[6],
+        sim_ns: v[7],
+        frames: v[8] as usize,
+        wkc_ok: v[9] as u64,
+        cycles: v[10] as u64,
+        rss_mib: v[11],
+    })
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let rounds: usize = std::env::var("SCALE_ROUNDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(5);
+    if let Some(n) = args.first().and_then(|a| a.strip_prefix("--child=")) {
+        let n: usize = n.parse().expect("size");
+        // SCALE_CYCLES: cycles per round (e.g. many, to profile the cyclic phase).
+        let cycles = std::env::var("SCALE_CYCLES")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or((200_000 / n as u64).clamp(100, 2_000));
+        let r = measure(n, rounds, cycles);
+        println!(
+            "ROW {} {} {} {} {} {} {} {} {} {} {} {}",
+            r.n,
+            r.scan_ms,
+            r.dc_ms,
+            r.to_op_ms,
+            r.to_op_cpu_ms,
+            r.op_cycles,
+            r.master_ns,
+            r.sim_ns,
+            r.frames,
+            r.wkc_ok,
+            r.cycles,
+            r.rss_mib
+        );
+        return;
+    }
+    let sizes: Vec<usize> = if args.is_empty() {
+        vec![10, 100, 1000]
+    } else {
+        args.iter().filter_map(|a| a.parse().ok()).collect()
+    };
+    println!("ecat scale: generated lines sim:ioN in-process, 1 ms cycle, DC on; medians of {rounds} rounds (SCALE_ROUNDS)");
+    print_header();
+    let exe = std::env::current_exe().expect("own path");
+    let mut rows = Vec::new();
+    for n in sizes {
+        let out = std::process::Command::new(&exe)
+            .arg(format!("--child={n}"))
+            .output()
+            .expect("run child");
+        match String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .find_map(parse_row)
+        {
+            Some(r) => {
+                print_row(&r);
+                rows.push(r);
+            }
+            None => println!(
+                "{n:>6} failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ),
+        }
+    }
+    if let Some(r) = rows.iter().find(|r| r.n == 1000) {
+        let per_sd_cycle = r.sim_ns / r.n as f64;
+        let per_sd_frame = per_sd_cycle / r.frames.max(1) as f64;
+        println!(
+            "simulator at 1,000: {per_sd_frame:.0} ns per SubDevice per frame ({per_sd_cycle:.0} per cycle): target {TARGET_SIM_NS_PER_SD:.0} ns ({}), {:.1}x faster than before ({BEFORE_SIM_NS_PER_SD:.0} ns per SubDevice per cycle)",
+            if per_sd_cycle <= TARGET_SIM_NS_PER_SD { "met, even per cycle" } else if per_sd_frame <= TARGET_SIM_NS_PER_SD { "met per frame" } else { "NOT met" },
+            BEFORE_SIM_NS_PER_SD / per_sd_cycle
+        );
+        let s = r.to_op_ms / 1e3;
+        println!(
+            "start to OP at 1,000: {s:.2} s wall ({:.2} s CPU, {} cycles of 1 ms): target {TARGET_TO_OP_S} s ({}), {:.1}x faster than before (≈ {BEFORE_TO_OP_S} s)",
+            r.to_op_cpu_ms / 1e3,
+            r.op_cycles,
+            if s <= TARGET_TO_OP_S { "met" } else { "NOT met" },
+            BEFORE_TO_OP_S / s
+        );
+    }
+}
