@@ -37,6 +37,7 @@ pub mod error;
 pub mod esm;
 pub mod frame;
 pub mod link;
+pub mod eoe;
 pub mod mailbox;
 pub mod maindevice;
 pub mod netns;

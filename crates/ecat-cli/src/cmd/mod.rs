@@ -8,6 +8,7 @@ pub mod doctor;
 pub mod domains;
 pub mod eni;
 pub mod eni_run;
+pub mod eoe;
 pub mod graph;
 pub mod mbx;
 pub mod pdos;

@@ -170,7 +170,12 @@ pub struct MailboxService {
     last_access: Vec<u64>,
     emergencies: Emergencies,
     unsolicited: u64,
+    sink: Option<UnsolicitedSink>,
 }
+
+/// Takes the messages SubDevices send on their own that no transfer answers (EoE frames):
+/// `(position, whole mailbox message)`. Called on the cyclic thread: it must not block.
+pub type UnsolicitedSink = Box<dyn FnMut(usize, &[u8]) + Send>;
 
 /// The former name of [`MailboxService`].
 pub type SdoService = MailboxService;
@@ -219,6 +224,7 @@ impl MailboxService {
             last_access: vec![0; n],
             emergencies: Emergencies::new(n),
             unsolicited: 0,
+            sink: None,
         }
     }
 
@@ -242,9 +248,20 @@ impl MailboxService {
         &self.emergencies
     }
 
-    /// Messages SubDevices sent on their own that no protocol client took (counted, dropped).
+    /// Messages SubDevices sent on their own that no protocol client took (counted, dropped
+    /// when no sink is set).
     pub fn unsolicited(&self) -> u64 {
         self.unsolicited
+    }
+
+    /// Hand unsolicited messages to `sink` from now on (e.g. [`crate::eoe::EoeHub`]).
+    pub fn set_unsolicited_sink(&mut self, sink: UnsolicitedSink) {
+        self.sink = Some(sink);
+    }
+
+    /// The SubDevices served, by position.
+    pub fn targets(&self) -> &[Target] {
+        &self.targets
     }
 
     /// True if a transfer is running or waiting for the SubDevice at `position`.
@@ -376,7 +393,12 @@ impl MailboxService {
             for e in done.job.take_emergencies() {
                 self.emergencies.push(p, e);
             }
-            self.unsolicited += done.job.take_unsolicited().len() as u64;
+            for m in done.job.take_unsolicited() {
+                self.unsolicited += 1;
+                if let Some(sink) = self.sink.as_mut() {
+                    sink(p, &m);
+                }
+            }
             if let (Some(res), Some(reply)) = (done.job.take_result(), done.reply) {
                 complete(&reply, res, cycle);
             }
