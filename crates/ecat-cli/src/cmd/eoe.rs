@@ -145,9 +145,9 @@ pub fn ip(a: IpArgs) -> CmdResult {
 
 fn rate(bytes_per_s: f64) -> String {
     if bytes_per_s >= 1e6 {
-        format!("{:.2} MB/s", bytes_per_s / 1e6)
+        format!("{:.2}MB/s", bytes_per_s / 1e6)
     } else {
-        format!("{:.1} kB/s", bytes_per_s / 1e3)
+        format!("{:.1}kB/s", bytes_per_s / 1e3)
     }
 }
 

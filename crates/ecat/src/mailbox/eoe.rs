@@ -82,61 +82,53 @@ pub struct EoeTransfer {
     op: EoeOp,
     out_size: usize,
     counter: u8,
-    /// Frame: the fragments' (header, start, end) in the frame, and the next one to post.
-    parts: Vec<(ecat_wire::eoe::EoeHeaderRepr, usize, usize)>,
+    /// Frame: the next fragment to post.
     next: usize,
 }
 
 impl EoeTransfer {
     /// A transfer over the mailbox `area`, continuing the mailbox counter from `counter`.
     pub fn new(op: EoeOp, area: MailboxArea, counter: u8) -> EoeTransfer {
-        let out_size = area.out.1 as usize;
-        let mut parts = Vec::new();
-        if let EoeOp::Frame {
-            port,
-            frame_no,
-            frame,
-        } = &op
-        {
-            if let Ok(it) = fragments(frame, out_size, *port, *frame_no & 0x0F) {
-                let mut at = 0;
-                for (h, d) in it {
-                    parts.push((h, at, at + d.len()));
-                    at += d.len();
-                }
-            }
-        }
         EoeTransfer {
             op,
-            out_size,
+            out_size: area.out.1 as usize,
             counter,
-            parts,
             next: 0,
         }
     }
 
+    /// Fragment `i` of the frame (recomputed: a frame has at most 63 fragments).
+    fn fragment(&self, i: usize) -> Option<EoeRepr<'_>> {
+        let EoeOp::Frame {
+            port,
+            frame_no,
+            frame,
+        } = &self.op
+        else {
+            return None;
+        };
+        let (header, data) = fragments(frame, self.out_size, *port, *frame_no & 0x0F)
+            .ok()?
+            .nth(i)?;
+        Some(EoeRepr { header, data })
+    }
+
     fn post_next(&mut self) -> Next {
-        let EoeOp::Frame { frame, .. } = &self.op else {
+        let Some(repr) = self.fragment(self.next) else {
             return Next::Done(Vec::new());
         };
-        let Some(&(header, a, b)) = self.parts.get(self.next) else {
-            return Next::Done(Vec::new());
-        };
+        let mut counter = self.counter;
+        let next = post(self.out_size, &mut counter, |buf, c| emit_eoe(buf, c, &repr));
+        self.counter = counter;
         self.next += 1;
-        let repr = EoeRepr {
-            header,
-            data: &frame[a..b],
-        };
-        post(self.out_size, &mut self.counter, |buf, c| {
-            emit_eoe(buf, c, &repr)
-        })
+        next
     }
 }
 
 impl Transfer for EoeTransfer {
     fn start(&mut self) -> Next {
         match &self.op {
-            EoeOp::Frame { frame, .. } if self.parts.is_empty() => {
+            EoeOp::Frame { frame, .. } if self.fragment(0).is_none() => {
                 Next::Failed(Failure::Protocol(format!(
                     "a frame of {} bytes cannot be sent: EoE carries frames of 1..{MAX_FRAME} bytes through a mailbox of at least {} bytes (this one has {})",
                     frame.len(),
@@ -234,10 +226,10 @@ mod tests {
                 other => panic!("unexpected {other:?}"),
             }
         }
-        // 118 bytes of room: 96 + 96 + 96 + 12.
-        assert_eq!(msgs, 4);
-        assert_eq!(counters, vec![1, 2, 3, 4]);
-        assert_eq!(t.counter(), 4);
+        // 118 bytes of room: 96 + 96, then the last 108 fit.
+        assert_eq!(msgs, 3);
+        assert_eq!(counters, vec![1, 2, 3]);
+        assert_eq!(t.counter(), 3);
         assert!(!t.accepts(MailboxType::Eoe as u8));
     }
 
