@@ -137,7 +137,14 @@ fn ping_and_udp_echo_in_op_with_fragments_both_ways() {
     v6.extend_from_slice(&[0; 76]);
     for no in 0..3 {
         let p = client
-            .submit(2, EoeOp::Frame { port: 0, frame_no: no, frame: v6.clone() })
+            .submit(
+                2,
+                EoeOp::Frame {
+                    port: 0,
+                    frame_no: no,
+                    frame: v6.clone(),
+                },
+            )
             .unwrap();
         wait_ok(&mut rt, &vt, &p);
     }
@@ -146,12 +153,9 @@ fn ping_and_udp_echo_in_op_with_fragments_both_ways() {
     assert!(c <= 4, "set IP took {c} cycles");
 
     let mut buf = [0u8; SLOT];
-    for (no, frame) in [
-        icmp_echo(b"ping through EoE"),
-        udp_echo(&[0x5A; 600]),
-    ]
-    .into_iter()
-    .enumerate()
+    for (no, frame) in [icmp_echo(b"ping through EoE"), udp_echo(&[0x5A; 600])]
+        .into_iter()
+        .enumerate()
     {
         let op = EoeOp::Frame {
             port: 0,
@@ -181,4 +185,3 @@ fn ping_and_udp_echo_in_op_with_fragments_both_ways() {
     let s = hub.stats(0);
     assert_eq!((s.rx_frames, s.rx_errors, s.rx_dropped), (2, 0, 0));
 }
-

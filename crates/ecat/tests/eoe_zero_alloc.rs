@@ -25,8 +25,12 @@ static GLOBAL: Counting = Counting;
 #[test]
 fn eoe_hub_and_idle_cycles_allocate_nothing() {
     let vt = VirtualTime::new();
-    let link = SimLink::with_network(Network::open("mbx").unwrap(), "sim:mbx".into(), "mbx".into())
-        .on_virtual_time(vt.clone());
+    let link = SimLink::with_network(
+        Network::open("mbx").unwrap(),
+        "sim:mbx".into(),
+        "mbx".into(),
+    )
+    .on_virtual_time(vt.clone());
     let mut md = MainDevice::with_link(Box::new(link));
     md.scan().unwrap();
     let mut rt = md.activate(Activation::default()).unwrap();

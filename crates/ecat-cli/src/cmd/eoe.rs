@@ -60,8 +60,9 @@ fn parse_mac(s: &str) -> Result<[u8; 6], String> {
 }
 
 fn parse_addr(s: &str, what: &str) -> Result<Ipv4Addr, String> {
-    s.parse()
-        .map_err(|_| format!("'{s}' is not an IPv4 address for the {what}; write it like 192.168.0.1"))
+    s.parse().map_err(|_| {
+        format!("'{s}' is not an IPv4 address for the {what}; write it like 192.168.0.1")
+    })
 }
 
 /// `A.B.C.D[/len]` → address and subnet mask.
@@ -156,8 +157,16 @@ pub fn eoe(a: EoeArgs) -> CmdResult {
     let ports = ecat::eoe::stats::read(a.master)?;
     println!(
         "{:<10} {:>4} {:>10} {:>12} {:>10} {:>10} {:>12} {:>10} {:>7} {:>7}  SubDevice",
-        "interface", "pos", "tx frames", "tx bytes", "tx rate", "rx frames", "rx bytes", "rx rate",
-        "errors", "dropped"
+        "interface",
+        "pos",
+        "tx frames",
+        "tx bytes",
+        "tx rate",
+        "rx frames",
+        "rx bytes",
+        "rx rate",
+        "errors",
+        "dropped"
     );
     for p in ports {
         let s = p.stats;
@@ -181,9 +190,9 @@ pub fn eoe(a: EoeArgs) -> CmdResult {
 
 /// `--eoe-ip POS=A.B.C.D/LEN`.
 pub fn parse_pos_ip(s: &str) -> Result<(usize, IpParams), String> {
-    let (pos, ip) = s
-        .split_once('=')
-        .ok_or_else(|| format!("'{s}' is not POSITION=ADDRESS/LEN; write it like 2=192.168.9.3/24"))?;
+    let (pos, ip) = s.split_once('=').ok_or_else(|| {
+        format!("'{s}' is not POSITION=ADDRESS/LEN; write it like 2=192.168.9.3/24")
+    })?;
     let pos = pos
         .trim()
         .parse()
@@ -224,11 +233,12 @@ pub fn set_ips(rt: &ecat::runtime::Runtime, ips: &[(usize, IpParams)]) {
         let pending = client.submit(pos, op);
         std::thread::spawn(move || {
             let r = pending.and_then(|p| {
-                p.wait(std::time::Duration::from_secs(10)).unwrap_or_else(|| {
-                    Err(ecat::error::Error::Invalid(format!(
-                        "SubDevice {pos}: no answer to the {what} within 10 s"
-                    )))
-                })
+                p.wait(std::time::Duration::from_secs(10))
+                    .unwrap_or_else(|| {
+                        Err(ecat::error::Error::Invalid(format!(
+                            "SubDevice {pos}: no answer to the {what} within 10 s"
+                        )))
+                    })
             });
             match r {
                 Ok(_) => println!("EoE: SubDevice {pos}: {what} done"),
@@ -322,7 +332,9 @@ mod tests {
             .unwrap_err()
             .contains("0..32"));
         assert!(params(&["addr"]).unwrap_err().contains("needs a value"));
-        assert!(params(&["via", "x"]).unwrap_err().contains("unknown keyword"));
+        assert!(params(&["via", "x"])
+            .unwrap_err()
+            .contains("unknown keyword"));
         assert!(params(&["--mac", "02:00"]).unwrap_err().contains("MAC"));
     }
 }

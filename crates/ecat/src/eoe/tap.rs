@@ -43,7 +43,8 @@ pub struct Tap {
     name: String,
 }
 
-const FIX: &str = "run as root, or give the program the capability: sudo setcap cap_net_admin+ep $(which ecat)";
+const FIX: &str =
+    "run as root, or give the program the capability: sudo setcap cap_net_admin+ep $(which ecat)";
 
 impl Tap {
     /// Create the TAP interface `name` (at most 15 bytes) and bring it up.

@@ -118,7 +118,9 @@ impl EoeTransfer {
             return Next::Done(Vec::new());
         };
         let mut counter = self.counter;
-        let next = post(self.out_size, &mut counter, |buf, c| emit_eoe(buf, c, &repr));
+        let next = post(self.out_size, &mut counter, |buf, c| {
+            emit_eoe(buf, c, &repr)
+        });
         self.counter = counter;
         self.next += 1;
         next
@@ -268,9 +270,7 @@ mod tests {
         assert!(t.accepts(MailboxType::Eoe as u8));
         let mut resp = [0u8; 32];
         let respond = |b: &mut [u8], r| {
-            let n = ecat_wire::eoe::emit_response(b, 1, EoeFrameType::SetIpResponse, 0, r)
-                .unwrap();
-            n
+            ecat_wire::eoe::emit_response(b, 1, EoeFrameType::SetIpResponse, 0, r).unwrap()
         };
         let n = respond(&mut resp, EoeResult::NO_IP_SUPPORT);
         match t.on_response(&resp[..n]) {
