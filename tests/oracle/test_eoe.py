@@ -144,3 +144,18 @@ def test_ping_and_udp_echo_through_the_eoe_tap(ecat, tmp_path):
     m = re.search(r"EoE eoe\d+s2: tx (\d+) frames .* errors tx (\d+) rx (\d+), dropped (\d+)", out)
     assert m and int(m[2]) == int(m[3]) == int(m[4]) == 0, out
     assert not os.path.exists(f"/sys/class/net/{IFACE}"), "the TAP interface is gone with the run"
+
+
+def test_without_cap_net_admin_the_run_goes_on_and_names_the_capability(ecat):
+    need(None if os.geteuid() == 0 else "not root: cannot drop a capability we do not have")
+    need(None if shutil.which("setpriv") else "setpriv (util-linux) not installed")
+    argv = [
+        "setpriv", "--inh-caps=-net_admin", "--bounding-set=-net_admin", "--",
+        str(ecat), "run", "-i", "sim:mbx", "--dc", "off", "--profile", "hold", "--eoe",
+        "--eoe-master", str(MASTER + 1), "--duration", "1s",
+    ]
+    p = run(argv, timeout=60)
+    assert p.returncode == 0, describe(p)
+    line = next((l for l in p.stdout.splitlines() if l.startswith("EoE:")), "")
+    assert "cannot create the TAP interface" in line and "CAP_NET_ADMIN capability is missing" in line, p.stdout
+    assert "domain cycles not complete while all SubDevices were in OP: 0" in p.stdout, p.stdout

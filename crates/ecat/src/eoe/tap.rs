@@ -66,7 +66,7 @@ impl Tap {
                         "{what}: /dev/net/tun is missing; load the tun kernel module (modprobe tun)"
                     ),
                     Some(libc::EACCES) | Some(libc::EPERM) => format!(
-                        "{what}: opening /dev/net/tun was refused (it needs the CAP_NET_ADMIN capability); {FIX}"
+                        "{what}: no permission to open /dev/net/tun, and creating an interface needs the CAP_NET_ADMIN capability; run as root, or make /dev/net/tun accessible and grant the capability: sudo setcap cap_net_admin+ep $(which ecat)"
                     ),
                     _ => format!("{what}: /dev/net/tun: {e}"),
                 })
