@@ -11,7 +11,10 @@
 //! What the cyclic frames say of each SubDevice's SM1 ("mailbox full", see
 //! [`crate::runtime`]) steers the transfers ([`Sm1`]) and, while a SubDevice has no transfer,
 //! makes the service read a message it sent on its own: CoE emergencies go to the per-SubDevice
-//! queues ([`Emergencies`]) at any time, not only during transfers. An observation counts only
+//! queues ([`Emergencies`]) at any time, not only during transfers; other such messages (EoE
+//! frames) go to the unsolicited-message sink ([`MailboxService::set_unsolicited_sink`]). While
+//! a SubDevice keeps sending on its own, SM1 is read again in the next cycle without waiting
+//! for a fresh status bit (a read of an empty SM1 is refused with WKC 0 and changes nothing). An observation counts only
 //! if its cyclic frame was sent after the SubDevice's mailbox was last accessed.
 
 use super::emergency::Emergencies;
@@ -168,6 +171,9 @@ pub struct MailboxService {
     waiting: Vec<VecDeque<Request>>,
     /// Cycle of each SubDevice's last SM0 write or SM1 read.
     last_access: Vec<u64>,
+    /// The SubDevice's last read brought a message it sent on its own: more may follow
+    /// (EoE fragments), so SM1 is read again without waiting for a fresh status bit.
+    more: Vec<bool>,
     emergencies: Emergencies,
     unsolicited: u64,
     sink: Option<UnsolicitedSink>,
@@ -222,6 +228,7 @@ impl MailboxService {
             running: (0..n).map(|_| None).collect(),
             waiting: (0..n).map(|_| VecDeque::new()).collect(),
             last_access: vec![0; n],
+            more: vec![false; n],
             emergencies: Emergencies::new(n),
             unsolicited: 0,
             sink: None,
@@ -371,7 +378,8 @@ impl MailboxService {
         let Some(area) = self.targets[p].area else {
             return;
         };
-        if self.waiting[p].is_empty() && seen != Sm1::Full {
+        let again = seen == Sm1::Unknown && self.more[p];
+        if self.waiting[p].is_empty() && seen != Sm1::Full && !again {
             return; // the common case, every cycle: nothing to do (and nothing allocated)
         }
         let who = self.targets[p].who.clone();
@@ -381,7 +389,7 @@ impl MailboxService {
                 job,
                 reply: Some(req.reply),
             });
-        } else if seen == Sm1::Full {
+        } else if seen == Sm1::Full || again {
             let job = MailboxJob::listen(who, area, counter, now);
             self.running[p] = Some(Running { job, reply: None });
         }
@@ -390,10 +398,13 @@ impl MailboxService {
     /// Hand out what the finished transfer of SubDevice `p` brought.
     fn finish(&mut self, p: usize, cycle: u64) {
         if let Some(mut done) = self.running[p].take() {
-            for e in done.job.take_emergencies() {
+            let emergencies = done.job.take_emergencies();
+            let unsolicited = done.job.take_unsolicited();
+            self.more[p] = !emergencies.is_empty() || !unsolicited.is_empty();
+            for e in emergencies {
                 self.emergencies.push(p, e);
             }
-            for m in done.job.take_unsolicited() {
+            for m in unsolicited {
                 self.unsolicited += 1;
                 if let Some(sink) = self.sink.as_mut() {
                     sink(p, &m);
