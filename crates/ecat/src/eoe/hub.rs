@@ -276,4 +276,30 @@ mod tests {
         assert_eq!(h.stats(0).rx_errors, 1);
         assert_eq!(h.pop_rx(0, &mut [0u8; SLOT]), None);
     }
+
+    #[test]
+    fn arbitrary_messages_never_panic() {
+        let h = hub();
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut msg = [0u8; 200];
+        let mut buf = [0u8; SLOT];
+        for i in 0..20_000 {
+            for b in msg.iter_mut() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                *b = x as u8;
+            }
+            let n = (x as usize >> 8) % msg.len();
+            // A valid mailbox header of type EoE, fragment data, half of the time.
+            if i % 2 == 0 && n >= 10 {
+                msg[0..2].copy_from_slice(&((n - 6) as u16).to_le_bytes());
+                msg[5] = 0x02;
+                msg[6] &= 0xF0;
+            }
+            h.on_message(2, &msg[..n]);
+            while h.pop_rx(0, &mut buf).is_some() {}
+        }
+        assert!(h.stats(0).rx_errors > 1000, "{:?}", h.stats(0));
+    }
 }
