@@ -327,8 +327,9 @@ pub fn run(mut a: Args) -> CmdResult {
         core::array::from_fn(|i| perf.total(Metric::ALL[i]));
     print!("{}", Perf::lines(&totals));
     println!("{}", status_line(&rt, &counters, elapsed));
-    if let Some(b) = &eoe {
-        super::eoe::print_totals(b);
+    if let Some(b) = eoe {
+        // The bridge stops here: the TAP interfaces go before the bus leaves OP.
+        super::eoe::print_totals(&b);
     }
     println!("domain cycles not complete while all SubDevices were in OP: {incomplete_cycles}");
     if let Some(image) = &eni_image {
