@@ -13,8 +13,9 @@
 //! makes the service read a message it sent on its own: CoE emergencies go to the per-SubDevice
 //! queues ([`Emergencies`]) at any time, not only during transfers; other such messages (EoE
 //! frames) go to the unsolicited-message sink ([`MailboxService::set_unsolicited_sink`]). While
-//! a SubDevice keeps sending on its own, SM1 is read again in the next cycle without waiting
-//! for a fresh status bit (a read of an empty SM1 is refused with WKC 0 and changes nothing). An observation counts only
+//! a SubDevice keeps sending on its own, SM1 counts as full until a read finds nothing: it is
+//! read again in the next cycle (also alongside a request's write) without waiting for a fresh
+//! status bit (a read of an empty SM1 is refused with WKC 0 and changes nothing). An observation counts only
 //! if its cyclic frame was sent after the SubDevice's mailbox was last accessed.
 
 use super::emergency::Emergencies;
@@ -334,6 +335,8 @@ impl MailboxService {
                         Sm1::Empty
                     }
                 }
+                // It kept sending on its own (EoE fragments): probably more is waiting.
+                _ if self.more[p] => Sm1::Full,
                 _ => Sm1::Unknown,
             };
             // A transfer that ends this cycle makes room for the next one in the same frame.
@@ -378,8 +381,7 @@ impl MailboxService {
         let Some(area) = self.targets[p].area else {
             return;
         };
-        let again = seen == Sm1::Unknown && self.more[p];
-        if self.waiting[p].is_empty() && seen != Sm1::Full && !again {
+        if self.waiting[p].is_empty() && seen != Sm1::Full {
             return; // the common case, every cycle: nothing to do (and nothing allocated)
         }
         let who = self.targets[p].who.clone();
@@ -389,7 +391,7 @@ impl MailboxService {
                 job,
                 reply: Some(req.reply),
             });
-        } else if seen == Sm1::Full || again {
+        } else if seen == Sm1::Full {
             let job = MailboxJob::listen(who, area, counter, now);
             self.running[p] = Some(Running { job, reply: None });
         }
