@@ -426,6 +426,17 @@ impl Runtime {
         self.sdo.take_emergency_of(position)
     }
 
+    /// The oldest message of mailbox type `kind` (e.g. VoE) the SubDevice at `position` sent
+    /// on its own (picked up through the cyclic SM1 status, or during a transfer of another
+    /// protocol): the whole mailbox message, header included.
+    pub fn take_mailbox_message(
+        &mut self,
+        position: usize,
+        kind: ecat_wire::mailbox::MailboxType,
+    ) -> Option<Vec<u8>> {
+        self.sdo.take_message(position, kind)
+    }
+
     /// A handle for mailbox requests (SDO and the other protocols) while cycling, usable from
     /// any thread.
     pub fn sdo_client(&self) -> MailboxClient {

@@ -146,3 +146,29 @@ fn emergencies_arrive_without_a_transfer() {
     );
     assert!(rt.take_emergency().is_none());
 }
+
+#[test]
+fn without_the_cyclic_status_bit_reads_are_speculative_then_polled() {
+    // A SubDevice kept in PREOP has no FMMUs programmed: its status bit means nothing, so the
+    // exchange reads SM1 right after the write (and would poll 0x080D after that).
+    let (vt, mut rt) = op("servo6");
+    rt.limit_state(5, AlState::PreOp);
+    for _ in 0..50 {
+        cycle(&vt, &mut rt);
+    }
+    let s = rt.supervisor().states().nth(5).unwrap();
+    assert_eq!(s.status.state(), Some(AlState::PreOp));
+    let client = rt.sdo_client();
+    let p = client.upload(5, 0x1018, 1).unwrap();
+    let start = rt.cycle_count();
+    let r = (0..50).find_map(|_| {
+        cycle(&vt, &mut rt);
+        p.poll()
+    });
+    assert_eq!(r.unwrap().unwrap(), 0x0000_0ECAu32.to_le_bytes());
+    assert!(
+        rt.cycle_count() - start <= 2,
+        "{} cycles",
+        rt.cycle_count() - start
+    );
+}

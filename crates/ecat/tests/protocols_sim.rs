@@ -63,25 +63,29 @@ fn foe_round_trip_busy_password_and_errors() {
 fn firmware_update_through_boot_with_the_bootstrap_mailbox() {
     let mut md = open();
     let fw = file(5000);
-    md.firmware_update(0, "servo_fw.efw", 0, &fw, AlState::PreOp)
+    md.firmware_update(2, "drive_fw.efw", 0, &fw, AlState::PreOp)
         .unwrap();
     let net = md.bus().link_mut().sim_network().unwrap();
-    let esc = net.subdevice(0).unwrap();
+    let esc = net.subdevice(2).unwrap();
     assert_eq!(
         esc.foe().unwrap().firmware.clone(),
-        Some(("servo_fw.efw".to_string(), fw))
+        Some(("drive_fw.efw".to_string(), fw))
     );
     md.refresh_states().unwrap();
-    assert_eq!(md.subdevices()[0].al_status.state(), Some(AlState::PreOp));
+    assert_eq!(md.subdevices()[2].al_status.state(), Some(AlState::PreOp));
+    // A SubDevice whose SII has no bootstrap mailbox: said so, naming it and the request.
+    let e = md
+        .firmware_update(0, "x.efw", 0, &[1, 2, 3], AlState::PreOp)
+        .unwrap_err()
+        .to_string();
+    println!("{e}");
+    assert!(
+        e.contains("SubDevice 0") && e.contains("FoE write of 'x.efw'") && e.contains("bootstrap"),
+        "{e}"
+    );
     // And the bus still reaches OP afterwards.
     let mut rt = md.activate(Activation::default()).unwrap();
     rt.run_until_state(AlState::Op, 1_000_000, 5_000).unwrap();
-    // A request to a position that is not there: said so.
-    let e = open()
-        .firmware_update(9, "x.efw", 0, &[1, 2, 3], AlState::PreOp)
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("no SubDevice at position 9"), "{e}");
 }
 
 #[test]
@@ -201,4 +205,34 @@ fn foe_and_soe_in_op_through_the_mailbox_service() {
     });
     let t = r.unwrap().unwrap_err().to_string();
     assert!(t.contains("IDN not present"), "{t}");
+}
+
+#[test]
+fn voe_answers_sent_unasked_are_kept_for_the_application() {
+    // A VoE message posted without waiting: the simulator's echo arrives unasked, is picked
+    // up through the cyclic SM1 status and kept for the application.
+    use ecat::mailbox::voe::VoeOp;
+    use ecat_wire::mailbox::MailboxType;
+    let vt = VirtualTime::new();
+    let md = common::sim::scanned("mbx", Some(&vt));
+    let mut rt = md.activate(Activation::default()).unwrap();
+    rt.run_until_state(AlState::Op, 1_000_000, 5_000).unwrap();
+    let m = VoeMessage {
+        vendor_id: 0xECA,
+        vendor_type: 3,
+        data: vec![1, 2, 3],
+    };
+    let p = rt
+        .mailbox_client()
+        .submit(2, VoeOp::Send(m.clone()))
+        .unwrap();
+    let mut got = None;
+    for _ in 0..20 {
+        vt.advance(1_000_000);
+        rt.tx_rx(1_000_000).unwrap();
+        got = got.or_else(|| rt.take_mailbox_message(2, MailboxType::Voe));
+    }
+    p.poll().expect("VoE send done").unwrap();
+    let msg = got.expect("the echo was kept");
+    assert_eq!(VoeMessage::parse(&msg[6..]), Some(m));
 }

@@ -231,3 +231,96 @@ pub fn soe_write(a: SoeWriteArgs) -> CmdResult {
     md.soe_write(pos, a.to.drive, idn, Elements::VALUE, &data)?;
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{Cli, Command};
+    use clap::Parser;
+
+    fn run(args: &[&str]) -> Result<(), String> {
+        let cli = Cli::try_parse_from(args).map_err(|e| e.to_string())?;
+        let r = match cli.command {
+            Command::FoeRead(a) => super::foe_read(a),
+            Command::FoeWrite(a) => super::foe_write(a),
+            Command::SoeRead(a) => super::soe_read(a),
+            Command::SoeWrite(a) => super::soe_write(a),
+            _ => unreachable!("a mailbox command"),
+        };
+        r.map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn commands_parse_and_bad_input_is_one_sentence() {
+        let dir = std::env::temp_dir().join(format!("ecat-mbxmaster-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fw = dir.join("fw.bin");
+        std::fs::write(&fw, vec![0x5A; 3000]).unwrap();
+        let fw = fw.to_str().unwrap();
+        let ok = run(&[
+            "ecat",
+            "foe_write",
+            "-i",
+            "sim:mbx",
+            "-p",
+            "2",
+            "--boot",
+            "-o",
+            "f.efw",
+            fw,
+        ]);
+        let missing = run(&[
+            "ecat",
+            "foe_write",
+            "-i",
+            "sim:mbx",
+            "-p",
+            "0",
+            "/nonexistent/x.bin",
+        ]);
+        let no_file = run(&[
+            "ecat",
+            "foe_read",
+            "-i",
+            "sim:mbx",
+            "-p",
+            "0",
+            "--password",
+            "0x10",
+            "nope",
+        ]);
+        let no_idn = run(&[
+            "ecat", "soe_read", "-i", "sim:mbx", "-p", "2", "-d", "0", "S-0-4000",
+        ]);
+        let bad_idn = run(&["ecat", "soe_write", "-i", "sim:mbx", "-p", "2", "Q-9", "1"]);
+        let written = run(&[
+            "ecat",
+            "soe_write",
+            "-i",
+            "sim:mbx",
+            "-p",
+            "2",
+            "P-0-0150",
+            "300",
+        ]);
+        std::fs::remove_dir_all(&dir).unwrap();
+        ok.unwrap();
+        written.unwrap();
+        let e = missing.unwrap_err();
+        assert!(
+            e.contains("cannot read the file to send") && e.contains("x.bin"),
+            "{e}"
+        );
+        let e = no_file.unwrap_err();
+        assert!(
+            e.contains("SubDevice 0") && e.contains("FoE read of 'nope'"),
+            "{e}"
+        );
+        let e = no_idn.unwrap_err();
+        assert!(
+            e.contains("SubDevice 2") && e.contains("IDN not present"),
+            "{e}"
+        );
+        let e = bad_idn.unwrap_err();
+        assert!(e.contains("'Q-9' is not an IDN"), "{e}");
+    }
+}

@@ -8,8 +8,9 @@
 //!   counting 0..15 and queued like every mailbox answer.
 //! * Set IP parameter: the fields present replace the endpoint's (MAC, IP, subnet, gateway,
 //!   DNS, DNS name); answered with result 0. Get IP parameter: answered with all of them.
-//!   Address filters are accepted and not applied (result 0). Other request types get the
-//!   response type's result 0x0002 "unsupported frame type" when they have one.
+//!   A set address filter request is accepted and not applied (result 0); a get address filter
+//!   request is answered with 0x0401 "no address filter support". Other frame types (responses
+//!   and timestamps, which only a SubDevice sends) are ignored.
 //! * Without an IP address (none set yet) the stack answers nothing.
 
 use super::{ipstack, reply, Answers, MbxCtx};

@@ -153,32 +153,38 @@ impl EoeHub {
     }
 
     /// Take a message the SubDevice at `position` sent on its own (cyclic thread; no
-    /// allocation). Messages that are not EoE are ignored.
-    pub fn on_message(&self, position: usize, msg: &[u8]) {
+    /// allocation). Returns true if it was an EoE message of an EoE port (taken); others are
+    /// left to the caller.
+    pub fn on_message(&self, position: usize, msg: &[u8]) -> bool {
         let Some(port) = self.ports.iter().find(|p| p.position == position) else {
-            return;
+            return false;
         };
+        if !ecat_wire::mailbox::parse_message(msg)
+            .is_ok_and(|(h, _)| h.kind == ecat_wire::mailbox::MailboxType::Eoe)
+        {
+            return false;
+        }
         let Ok((_, eoe)) = parse_eoe(msg) else {
-            if ecat_wire::mailbox::parse_message(msg)
-                .is_ok_and(|(h, _)| h.kind == ecat_wire::mailbox::MailboxType::Eoe)
-            {
-                port.counters.add(RX_ERRORS, 1);
-            }
-            return;
+            port.counters.add(RX_ERRORS, 1);
+            return true;
         };
         if eoe.header.frame_type != EoeFrameType::FragmentData {
-            return; // a late set-IP response or a timestamp: nobody waits for it
+            return true; // a late set-IP response or a timestamp: nobody waits for it
         }
         let Ok(mut rx) = port.rx.lock() else {
-            return;
+            return true;
         };
         let n = match rx.reasm.push(&eoe) {
             Ok(Some(n)) => n,
-            Ok(None) => return,
-            Err(_) => return port.counters.add(RX_ERRORS, 1),
+            Ok(None) => return true,
+            Err(_) => {
+                port.counters.add(RX_ERRORS, 1);
+                return true;
+            }
         };
         if rx.count == RX_SLOTS {
-            return port.counters.add(RX_DROPPED, 1);
+            port.counters.add(RX_DROPPED, 1);
+            return true;
         }
         let at = (rx.head + rx.count) % RX_SLOTS;
         let Rx {
@@ -189,6 +195,7 @@ impl EoeHub {
         rx.count += 1;
         port.counters.add(RX_FRAMES, 1);
         port.counters.add(RX_BYTES, n as u64);
+        true
     }
 
     /// Copy the oldest received frame of port `i` into `buf` and return its length.
@@ -235,7 +242,7 @@ mod tests {
         let mut msg = [0u8; 128];
         for (header, data) in fragments(frame, 128, 0, frame_no).unwrap() {
             let n = emit_eoe(&mut msg, 1, &EoeRepr { header, data }).unwrap();
-            hub.on_message(position, &msg[..n]);
+            assert_eq!(hub.on_message(position, &msg[..n]), position == 2);
         }
     }
 
@@ -271,8 +278,8 @@ mod tests {
         let mut msg = [0u8; 128];
         let (header, data) = fragments(&frame, 128, 0, 3).unwrap().nth(1).unwrap();
         let n = emit_eoe(&mut msg, 1, &EoeRepr { header, data }).unwrap();
-        h.on_message(2, &msg[..n]);
-        h.on_message(2, &[0xFF; 3]); // not a mailbox message: ignored
+        assert!(h.on_message(2, &msg[..n]));
+        assert!(!h.on_message(2, &[0xFF; 3])); // not a mailbox message: left to the caller
         assert_eq!(h.stats(0).rx_errors, 1);
         assert_eq!(h.pop_rx(0, &mut [0u8; SLOT]), None);
     }

@@ -580,6 +580,37 @@ mod tests {
     }
 
     #[test]
+    fn long_descriptions_arrive_in_fragments() {
+        use ecat_wire::coe::info::{emit_info, SdoInfoHeaderRepr, SdoInfoOpcode};
+        let name: Vec<u8> = (0..150u8).map(|i| b'a' + i % 26).collect();
+        // The body as one piece: index, data type, max subindex, object code, name.
+        let mut body = vec![0x00, 0x20, 0x09, 0x00, 0x05, 0x09];
+        body.extend_from_slice(&name);
+        let mut t = SdoTransfer::new(SdoOp::ObjectDescription { index: 0x2000 }, 64, 0);
+        send(t.start());
+        // Fragments of at most 64 − 12 bytes, fragments-left counting down.
+        let chunks: Vec<&[u8]> = body.chunks(52).collect();
+        let mut next = Next::Receive;
+        for (i, c) in chunks.iter().enumerate() {
+            let left = (chunks.len() - 1 - i) as u16;
+            let h = SdoInfoHeaderRepr {
+                opcode: SdoInfoOpcode::ObjectDescriptionResponse,
+                incomplete: left > 0,
+                fragments_left: left,
+            };
+            let mut m = [0u8; 64];
+            emit_info(&mut m, 1, &h, c.len())
+                .unwrap()
+                .copy_from_slice(c);
+            assert_eq!(next, Next::Receive, "fragment {i} is awaited");
+            next = t.on_response(&m[..12 + c.len()]);
+        }
+        assert_eq!(next, Next::Done(body.clone()));
+        let d = ecat_wire::coe::info::ObjectDescriptionRepr::parse(&body).unwrap();
+        assert_eq!((d.index, d.name), (0x2000, &name[..]));
+    }
+
+    #[test]
     fn garbage_answers_fail_cleanly() {
         let mut t = SdoTransfer::new(
             SdoOp::Upload {

@@ -176,13 +176,20 @@ pub struct MailboxService {
     /// (EoE fragments), so SM1 is read again without waiting for a fresh status bit.
     more: Vec<bool>,
     emergencies: Emergencies,
+    /// Messages of other protocols SubDevices sent on their own (VoE, EoE ...), by position,
+    /// oldest first, at most [`KEEP_MESSAGES`] each.
+    messages: Vec<VecDeque<Vec<u8>>>,
     unsolicited: u64,
     sink: Option<UnsolicitedSink>,
 }
 
 /// Takes the messages SubDevices send on their own that no transfer answers (EoE frames):
-/// `(position, whole mailbox message)`. Called on the cyclic thread: it must not block.
-pub type UnsolicitedSink = Box<dyn FnMut(usize, &[u8]) + Send>;
+/// `(position, whole mailbox message)`, returning true if it took the message (false: it is
+/// kept for [`MailboxService::take_message`]). Called on the cyclic thread: must not block.
+pub type UnsolicitedSink = Box<dyn FnMut(usize, &[u8]) -> bool + Send>;
+
+/// Messages sent unasked kept per SubDevice until taken (older ones are dropped).
+pub const KEEP_MESSAGES: usize = 16;
 
 /// The former name of [`MailboxService`].
 pub type SdoService = MailboxService;
@@ -231,6 +238,7 @@ impl MailboxService {
             last_access: vec![0; n],
             more: vec![false; n],
             emergencies: Emergencies::new(n),
+            messages: (0..n).map(|_| VecDeque::new()).collect(),
             unsolicited: 0,
             sink: None,
         }
@@ -256,13 +264,13 @@ impl MailboxService {
         &self.emergencies
     }
 
-    /// Messages SubDevices sent on their own that no protocol client took (counted, dropped
-    /// when no sink is set).
+    /// Messages SubDevices sent on their own that no protocol client took (all so far).
     pub fn unsolicited(&self) -> u64 {
         self.unsolicited
     }
 
-    /// Hand unsolicited messages to `sink` from now on (e.g. [`crate::eoe::EoeHub`]).
+    /// Offer unsolicited messages to `sink` from now on (e.g. [`crate::eoe::EoeHub`] takes
+    /// the EoE ones); what it does not take is kept for [`MailboxService::take_message`].
     pub fn set_unsolicited_sink(&mut self, sink: UnsolicitedSink) {
         self.sink = Some(sink);
     }
@@ -270,6 +278,20 @@ impl MailboxService {
     /// The SubDevices served, by position.
     pub fn targets(&self) -> &[Target] {
         &self.targets
+    }
+
+    /// The oldest message of mailbox type `kind` (e.g. VoE) the SubDevice at `position` sent
+    /// on its own: the whole mailbox message, header included.
+    pub fn take_message(
+        &mut self,
+        position: usize,
+        kind: ecat_wire::mailbox::MailboxType,
+    ) -> Option<Vec<u8>> {
+        let q = self.messages.get_mut(position)?;
+        let i = q
+            .iter()
+            .position(|m| m.get(5).is_some_and(|b| b & 0x0F == kind as u8))?;
+        q.remove(i)
     }
 
     /// True if a transfer is running or waiting for the SubDevice at `position`.
@@ -408,9 +430,14 @@ impl MailboxService {
             }
             for m in unsolicited {
                 self.unsolicited += 1;
-                if let Some(sink) = self.sink.as_mut() {
-                    sink(p, &m);
+                if self.sink.as_mut().is_some_and(|sink| sink(p, &m)) {
+                    continue;
                 }
+                let q = &mut self.messages[p];
+                if q.len() == KEEP_MESSAGES {
+                    q.pop_front();
+                }
+                q.push_back(m);
             }
             if let (Some(res), Some(reply)) = (done.job.take_result(), done.reply) {
                 complete(&reply, res, cycle);
