@@ -185,3 +185,20 @@ fn ping_and_udp_echo_in_op_with_fragments_both_ways() {
     let s = hub.stats(0);
     assert_eq!((s.rx_frames, s.rx_errors, s.rx_dropped), (2, 0, 0));
 }
+
+#[test]
+fn set_ip_submitted_while_the_bus_comes_up_waits_for_the_mailbox() {
+    let vt = VirtualTime::new();
+    let md = common::sim::scanned("mbx", Some(&vt));
+    let mut rt = md.activate(Activation::default()).unwrap();
+    let p = rt.mailbox_client().submit(2, set_ip(DEV_IP)).unwrap();
+    rt.run_until_state(AlState::Op, 1_000_000, 5_000).unwrap();
+    let mut r = p.poll();
+    if r.is_none() {
+        cycle_until(&mut rt, &vt, 3_000, || {
+            r = p.poll();
+            r.is_some()
+        });
+    }
+    r.unwrap().unwrap();
+}

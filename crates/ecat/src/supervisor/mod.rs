@@ -333,11 +333,30 @@ impl Supervisor {
         })
     }
 
-    /// True while the supervisor uses the SubDevice's mailbox (startup SDOs).
+    /// True while the supervisor uses the SubDevice's mailbox (startup SDOs), or while its
+    /// mailbox is not set up: from a reset (or loss) until PREOP is reached, a message written
+    /// would be lost when the SyncManagers are cleared and configured again.
     pub fn mailbox_busy(&self, position: usize) -> bool {
-        self.subs
-            .get(position)
-            .is_some_and(|s| matches!(s.phase, Phase::Startup(_)))
+        self.subs.get(position).is_some_and(|s| {
+            matches!(
+                s.phase,
+                Phase::Startup(_)
+                    | Phase::Lost { .. }
+                    | Phase::Probe
+                    | Phase::Readdress
+                    | Phase::IdentCmd
+                    | Phase::IdentPoll
+                    | Phase::Reset
+                    | Phase::WaitInit
+                    | Phase::ClearFmmus
+                    | Phase::ClearSms
+                    | Phase::Regs(_)
+                    | Phase::Mailbox
+                    | Phase::Request(AlState::Init | AlState::PreOp)
+                    | Phase::Wait(AlState::Init | AlState::PreOp)
+                    | Phase::Backoff { .. }
+            )
+        })
     }
 
     /// One step of startup SDO `k` of SubDevice `i`.
