@@ -125,6 +125,10 @@ enum Command {
     /// Write an IDN value over SoE (IgH: `ethercat soe_write`).
     #[command(name = "soe_write")]
     SoeWrite(cmd::mbx::SoeWriteArgs),
+    /// Set a SubDevice's EoE IP parameters (IgH: `ethercat ip`).
+    Ip(cmd::eoe::IpArgs),
+    /// EoE statistics of a running `ecat run --eoe` (IgH: `ethercat eoe`).
+    Eoe(cmd::eoe::EoeArgs),
     /// List the object dictionary over SDO Information (IgH: `ethercat sdos`).
     Sdos(cmd::coe::SdosArgs),
     /// Show PDO assignment and mapping (IgH: `ethercat pdos`).
@@ -192,6 +196,8 @@ fn main() -> ExitCode {
         Command::FoeWrite(a) => cmd::mbx::foe_write(a),
         Command::SoeRead(a) => cmd::mbx::soe_read(a),
         Command::SoeWrite(a) => cmd::mbx::soe_write(a),
+        Command::Ip(a) => cmd::eoe::ip(a),
+        Command::Eoe(a) => cmd::eoe::eoe(a),
         Command::Data(a) => cmd::domains::data(a),
         Command::Run(a) => cmd::run::run(a),
         Command::Analyze(a) => cmd::analyze::run(a),

@@ -35,6 +35,7 @@ pub mod doctor;
 pub mod domain;
 pub mod eeprom;
 pub mod eni;
+pub mod eoe;
 pub mod error;
 pub mod esm;
 pub mod frame;

@@ -500,6 +500,12 @@ impl Runtime {
         self.sdo.client()
     }
 
+    /// The mailbox service: its SubDevices ([`MailboxService::targets`]) and the sink for
+    /// messages they send on their own ([`MailboxService::set_unsolicited_sink`], used by EoE).
+    pub fn mailbox_service_mut(&mut self) -> &mut MailboxService {
+        &mut self.sdo
+    }
+
     /// True if the SM1 status bit of the SubDevice at `position` rides in the cyclic frames.
     pub fn mailbox_status_mapped(&self, position: usize) -> bool {
         self.status_bit.get(position).is_some_and(|b| b.is_some())

@@ -9,6 +9,7 @@ pub mod doctor;
 pub mod domains;
 pub mod eni;
 pub mod eni_run;
+pub mod eoe;
 pub mod graph;
 pub mod master;
 pub mod mbx;

@@ -82,6 +82,18 @@ pub struct Args {
     /// Lock memory (mlockall) and prefault the stack
     #[arg(long)]
     lock_memory: bool,
+    /// Bridge EoE: a TAP interface eoe<MASTER>s<POSITION> per SubDevice that serves EoE
+    /// (needs CAP_NET_ADMIN; without it the run goes on without EoE)
+    #[arg(long)]
+    eoe: bool,
+    /// With --eoe: set a SubDevice's EoE IP address once in OP (set-IP-parameter request),
+    /// e.g. 2=192.168.9.3/24; repeatable
+    #[arg(long, value_name = "POS=A.B.C.D/LEN", requires = "eoe",
+          value_parser = super::eoe::parse_pos_ip)]
+    eoe_ip: Vec<(usize, ecat_wire::eoe::IpParams)>,
+    /// Master index in the EoE interface names (IgH: eoe<MASTER>s<POSITION>)
+    #[arg(long, default_value = "0", value_name = "MASTER")]
+    eoe_master: u32,
     /// Wake this early and spin to the cycle boundary (e.g. 20us)
     #[arg(long, default_value = "0", value_parser = |s: &str| parse_ns(s, 1_000))]
     busy_wait: u64,
@@ -323,6 +335,10 @@ pub fn run(mut a: Args) -> CmdResult {
         }
         None => None,
     };
+    let eoe = a
+        .eoe
+        .then(|| super::eoe::start_bridge(&mut rt, a.eoe_master))
+        .flatten();
     let t1 = Instant::now();
     let bringup = rt.run_until_state(AlState::Op, a.cycle, 10_000_000_000 / a.cycle.max(1));
     print_events(&mut rt, a.verbose);
@@ -333,6 +349,7 @@ pub fn run(mut a: Args) -> CmdResult {
         rt.cycle_count(),
         t1.elapsed().as_secs_f64() * 1e3
     );
+    super::eoe::set_ips(&rt, &a.eoe_ip);
     println!("real-time: {}", cycle::realtime_setup(&opts)?.join(", "));
     println!(
         "cycle {:.0} us, {}",
@@ -416,6 +433,10 @@ pub fn run(mut a: Args) -> CmdResult {
         core::array::from_fn(|i| perf.total(Metric::ALL[i]));
     print!("{}", Perf::lines(&totals));
     println!("{}", status_line(&rt, &counters, elapsed));
+    if let Some(b) = eoe {
+        // The bridge stops here: the TAP interfaces go before the bus leaves OP.
+        super::eoe::print_totals(&b);
+    }
     println!("domain cycles not complete while all SubDevices were in OP: {incomplete_cycles}");
     let losses = LossReport::between(&loss_start, &loss_snapshot(&mut rt));
     print!("{}", losses.text());

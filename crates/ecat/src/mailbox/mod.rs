@@ -1,7 +1,7 @@
 //! Mailbox communication with SubDevices, one engine for every protocol: the transport over
 //! SM0/SM1 ([`exchange`]), the protocol-agnostic transfer interface ([`transfer`]) and the
 //! requests ([`op`]), the job that steps one transfer ([`job`]), and the protocol clients
-//! (CoE SDO: [`sdo`], FoE: [`foe`], SoE: [`soe`], VoE: [`voe`]).
+//! (CoE SDO: [`sdo`], FoE: [`foe`], SoE: [`soe`], VoE: [`voe`], EoE: [`eoe`]).
 //!
 //! All are sans-IO state machines; [`blocking`] drives a job over the configuration-phase
 //! [`crate::bus::Bus`], and the cyclic [`crate::runtime::Runtime`] drives the same jobs through
@@ -12,6 +12,7 @@
 
 pub mod blocking;
 pub mod emergency;
+pub mod eoe;
 pub mod exchange;
 pub mod foe;
 pub mod job;

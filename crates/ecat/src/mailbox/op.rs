@@ -2,6 +2,7 @@
 //! configuration) asks a SubDevice for. [`MailboxOp::transfer`] turns one into the protocol's
 //! [`Transfer`], which the one mailbox engine ([`super::job`]) carries.
 
+use super::eoe::{EoeOp, EoeTransfer};
 use super::exchange::MailboxArea;
 use super::foe::{FoeOp, FoeTransfer};
 use super::sdo::{SdoOp, SdoTransfer};
@@ -20,6 +21,8 @@ pub enum MailboxOp {
     Soe(SoeOp),
     /// VoE: vendor-specific messages.
     Voe(VoeOp),
+    /// EoE: an Ethernet frame, or the set-IP-parameter request.
+    Eoe(EoeOp),
 }
 
 macro_rules! from_op {
@@ -31,7 +34,7 @@ macro_rules! from_op {
         }
     )*};
 }
-from_op!(SdoOp => Sdo, FoeOp => Foe, SoeOp => Soe, VoeOp => Voe);
+from_op!(SdoOp => Sdo, FoeOp => Foe, SoeOp => Soe, VoeOp => Voe, EoeOp => Eoe);
 
 impl MailboxOp {
     /// Short description with the protocol, e.g. `SDO upload 0x1018:01`.
@@ -41,6 +44,7 @@ impl MailboxOp {
             MailboxOp::Foe(op) => op.describe(),
             MailboxOp::Soe(op) => op.describe(),
             MailboxOp::Voe(op) => op.describe(),
+            MailboxOp::Eoe(op) => op.describe(),
         }
     }
 
@@ -51,6 +55,7 @@ impl MailboxOp {
             MailboxOp::Foe(_) => 0x08,
             MailboxOp::Soe(_) => 0x10,
             MailboxOp::Voe(_) => 0x20,
+            MailboxOp::Eoe(_) => 0x02,
         }
     }
 
@@ -62,6 +67,7 @@ impl MailboxOp {
             MailboxOp::Foe(op) => Box::new(FoeTransfer::new(op, area, counter)),
             MailboxOp::Soe(op) => Box::new(SoeTransfer::new(op, area, counter)),
             MailboxOp::Voe(op) => Box::new(VoeTransfer::new(op, area, counter)),
+            MailboxOp::Eoe(op) => Box::new(EoeTransfer::new(op, area, counter)),
         }
     }
 }

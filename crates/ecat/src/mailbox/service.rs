@@ -11,7 +11,11 @@
 //! What the cyclic frames say of each SubDevice's SM1 ("mailbox full", see
 //! [`crate::runtime`]) steers the transfers ([`Sm1`]) and, while a SubDevice has no transfer,
 //! makes the service read a message it sent on its own: CoE emergencies go to the per-SubDevice
-//! queues ([`Emergencies`]) at any time, not only during transfers. An observation counts only
+//! queues ([`Emergencies`]) at any time, not only during transfers; other such messages (EoE
+//! frames) go to the unsolicited-message sink ([`MailboxService::set_unsolicited_sink`]). While
+//! a SubDevice keeps sending on its own, SM1 counts as full until a read finds nothing: it is
+//! read again in the next cycle (also alongside a request's write) without waiting for a fresh
+//! status bit (a read of an empty SM1 is refused with WKC 0 and changes nothing). An observation counts only
 //! if its cyclic frame was sent after the SubDevice's mailbox was last accessed.
 
 use super::emergency::Emergencies;
@@ -168,12 +172,21 @@ pub struct MailboxService {
     waiting: Vec<VecDeque<Request>>,
     /// Cycle of each SubDevice's last SM0 write or SM1 read.
     last_access: Vec<u64>,
+    /// The SubDevice's last read brought a message it sent on its own: more may follow
+    /// (EoE fragments), so SM1 is read again without waiting for a fresh status bit.
+    more: Vec<bool>,
     emergencies: Emergencies,
     /// Messages of other protocols SubDevices sent on their own (VoE, EoE ...), by position,
     /// oldest first, at most [`KEEP_MESSAGES`] each.
     messages: Vec<VecDeque<Vec<u8>>>,
     unsolicited: u64,
+    sink: Option<UnsolicitedSink>,
 }
+
+/// Takes the messages SubDevices send on their own that no transfer answers (EoE frames):
+/// `(position, whole mailbox message)`, returning true if it took the message (false: it is
+/// kept for [`MailboxService::take_message`]). Called on the cyclic thread: must not block.
+pub type UnsolicitedSink = Box<dyn FnMut(usize, &[u8]) -> bool + Send>;
 
 /// Messages sent unasked kept per SubDevice until taken (older ones are dropped).
 pub const KEEP_MESSAGES: usize = 16;
@@ -223,9 +236,11 @@ impl MailboxService {
             running: (0..n).map(|_| None).collect(),
             waiting: (0..n).map(|_| VecDeque::new()).collect(),
             last_access: vec![0; n],
+            more: vec![false; n],
             emergencies: Emergencies::new(n),
             messages: (0..n).map(|_| VecDeque::new()).collect(),
             unsolicited: 0,
+            sink: None,
         }
     }
 
@@ -252,6 +267,17 @@ impl MailboxService {
     /// Messages SubDevices sent on their own that no protocol client took (all so far).
     pub fn unsolicited(&self) -> u64 {
         self.unsolicited
+    }
+
+    /// Offer unsolicited messages to `sink` from now on (e.g. [`crate::eoe::EoeHub`] takes
+    /// the EoE ones); what it does not take is kept for [`MailboxService::take_message`].
+    pub fn set_unsolicited_sink(&mut self, sink: UnsolicitedSink) {
+        self.sink = Some(sink);
+    }
+
+    /// The SubDevices served, by position.
+    pub fn targets(&self) -> &[Target] {
+        &self.targets
     }
 
     /// The oldest message of mailbox type `kind` (e.g. VoE) the SubDevice at `position` sent
@@ -331,6 +357,8 @@ impl MailboxService {
                         Sm1::Empty
                     }
                 }
+                // It kept sending on its own (EoE fragments): probably more is waiting.
+                _ if self.more[p] => Sm1::Full,
                 _ => Sm1::Unknown,
             };
             // A transfer that ends this cycle makes room for the next one in the same frame.
@@ -394,11 +422,17 @@ impl MailboxService {
     /// Hand out what the finished transfer of SubDevice `p` brought.
     fn finish(&mut self, p: usize, cycle: u64) {
         if let Some(mut done) = self.running[p].take() {
-            for e in done.job.take_emergencies() {
+            let emergencies = done.job.take_emergencies();
+            let unsolicited = done.job.take_unsolicited();
+            self.more[p] = !emergencies.is_empty() || !unsolicited.is_empty();
+            for e in emergencies {
                 self.emergencies.push(p, e);
             }
-            for m in done.job.take_unsolicited() {
+            for m in unsolicited {
                 self.unsolicited += 1;
+                if self.sink.as_mut().is_some_and(|sink| sink(p, &m)) {
+                    continue;
+                }
                 let q = &mut self.messages[p];
                 if q.len() == KEEP_MESSAGES {
                     q.pop_front();

@@ -433,9 +433,34 @@ impl Supervisor {
     }
 
     /// True while the supervisor uses the SubDevice's mailbox (startup requests, mailbox
-    /// transition commands).
+    /// transition commands), or while its mailbox is not set up: from a reset (or loss) until
+    /// PREOP is reached, a message written would be lost when the SyncManagers are cleared and
+    /// configured again.
     pub fn mailbox_busy(&self, position: usize) -> bool {
-        position < self.subs.len() && self.sdo_phase(position)
+        let Some(s) = self.subs.get(position) else {
+            return false;
+        };
+        self.sdo_phase(position)
+            || matches!(
+                s.phase,
+                Phase::Lost { .. }
+                    | Phase::Probe
+                    | Phase::Readdress
+                    | Phase::IdentCmd
+                    | Phase::IdentPoll
+                    | Phase::Reset
+                    | Phase::WaitInit
+                    | Phase::ClearFmmus
+                    | Phase::ClearSms
+                    | Phase::Cmd {
+                        to: AlState::Init | AlState::PreOp,
+                        ..
+                    }
+                    | Phase::Mailbox
+                    | Phase::Request(AlState::Init | AlState::PreOp)
+                    | Phase::Wait(AlState::Init | AlState::PreOp)
+                    | Phase::Backoff { .. }
+            )
     }
 
     /// After PREOP work (startup SDOs done): process data SMs, FMMUs, or SAFEOP.
