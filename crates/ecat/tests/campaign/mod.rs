@@ -147,6 +147,7 @@ impl Schedule {
             delay_ns: 0,
             jitter_ns: 0,
             duplicate_rate: rate(0.02),
+            ..Default::default()
         };
         let (rx_drop, rx_corrupt, rx_dup, rx_delay) =
             (rate(0.02), rate(0.01), rate(0.02), rate(0.02));
@@ -270,6 +271,7 @@ impl Campaign {
                 .configure_dc(DcOptions {
                     static_datagrams: 15_000,
                     per_frame: 1,
+                    ..Default::default()
                 })
                 .expect("configure DC")
                 .expect("dc8 has DC");
