@@ -16,8 +16,11 @@
 //! its AL status once; one that is not at the target is reset and walked up again, one that
 //! does not answer is *lost* (reported with the cycle). A lost SubDevice's position is probed
 //! every few milliseconds; when a device answers there with our station address or none
-//! (power-cycled), it gets its address back, its identity is checked against the SII, and it
-//! is configured and returned to the target state, without disturbing the others.
+//! (power-cycled), it gets its address back and its identity is checked against the SII
+//! (vendor, product, and the serial number when ours is not 0); if it matches it is configured
+//! and returned to the target state, without disturbing the others. A device that does not
+//! match (one from behind that moved up into the position and was power-cycled) gets station
+//! address 0 back and is left alone; the lost SubDevice keeps waiting for its own device.
 //!
 //! A new target takes a running SubDevice there directly (OP → SAFEOP, OP → PREOP,
 //! SAFEOP → PREOP, and up from PREOP or SAFEOP through the usual steps; INIT through the
@@ -58,6 +61,11 @@ enum Phase {
     Readdress,
     IdentCmd,
     IdentPoll,
+    /// Read the serial number (SII word 0x0E) of a found SubDevice whose known serial is not 0.
+    IdentSerialCmd,
+    IdentSerialPoll,
+    /// A found device is not this SubDevice: give its station address back (0) and stay lost.
+    Unclaim,
     Reset,
     WaitInit,
     ClearFmmus,
@@ -106,6 +114,9 @@ struct Sub {
     from: Option<AlState>,
     /// SYNC1 cycle register value (0x09A4, ns) written with the SYNC0 cycle, if set.
     sync1: Option<u32>,
+    /// The identity (vendor, product, serial) of the other device last found at this
+    /// SubDevice's position while it was lost (reported once, not at every probe).
+    wrong_seen: Option<(u32, u32, u32)>,
     lost_at_cycle: u64,
     wait_deadline: u64,
     status: AlStatus,
@@ -190,6 +201,7 @@ impl Supervisor {
                 cmds: Vec::new(),
                 from: None,
                 sync1: None,
+                wrong_seen: None,
                 lost_at_cycle: 0,
                 wait_deadline: 0,
                 limit: AlState::Op,
@@ -602,7 +614,16 @@ impl Supervisor {
                 c[2..4].copy_from_slice(&ecat_wire::sii::word::VENDOR_ID.to_le_bytes());
                 (Command::Fpwr, st, reg::EEPROM_CONTROL, put(&c))
             }
-            Phase::IdentPoll => (Command::Fprd, st, reg::EEPROM_CONTROL, put(&[0; 14])),
+            Phase::IdentSerialCmd => {
+                let mut c = [0u8; 6];
+                c[0..2].copy_from_slice(&ee::CMD_READ.to_le_bytes());
+                c[2..4].copy_from_slice(&ecat_wire::sii::word::SERIAL.to_le_bytes());
+                (Command::Fpwr, st, reg::EEPROM_CONTROL, put(&c))
+            }
+            Phase::IdentPoll | Phase::IdentSerialPoll => {
+                (Command::Fprd, st, reg::EEPROM_CONTROL, put(&[0; 14]))
+            }
+            Phase::Unclaim => (Command::Fpwr, st, reg::STATION_ADDRESS, put(&[0, 0])),
             Phase::Reset => {
                 s.from = s.status.state();
                 let c = AlControl::request(AlState::Init, true).0.to_le_bytes();
@@ -763,34 +784,62 @@ impl Supervisor {
             }
             Phase::Readdress => Phase::IdentCmd,
             Phase::IdentCmd => Phase::IdentPoll,
-            Phase::IdentPoll => {
+            Phase::IdentSerialCmd => Phase::IdentSerialPoll,
+            Phase::IdentPoll | Phase::IdentSerialPoll => {
                 let status = u16::from_le_bytes([d[0], d[1]]);
+                let serial_step = phase == Phase::IdentSerialPoll;
                 if status & ee::BUSY != 0 {
-                    Phase::IdentPoll
+                    phase
                 } else if status & ee::ERR_MASK != 0 {
-                    Phase::IdentCmd
+                    match serial_step {
+                        true => Phase::IdentSerialCmd,
+                        false => Phase::IdentCmd,
+                    }
                 } else {
-                    let vendor = u32::from_le_bytes([d[6], d[7], d[8], d[9]]);
+                    let first = u32::from_le_bytes([d[6], d[7], d[8], d[9]]);
                     let eight = status & ee::READ_8_BYTES != 0;
-                    let product = u32::from_le_bytes([d[10], d[11], d[12], d[13]]);
+                    let second = u32::from_le_bytes([d[10], d[11], d[12], d[13]]);
                     let id = self.subs[i].info.identity;
                     // Its state is not known (power-cycled, or kept): no `X → INIT`
                     // commands before the reset.
                     self.subs[i].status = AlStatus(0);
-                    if vendor != id.vendor_id || (eight && product != id.product_code) {
+                    let found = match serial_step {
+                        false => (
+                            first,
+                            if eight { second } else { id.product_code },
+                            id.serial,
+                        ),
+                        true => (id.vendor_id, id.product_code, first),
+                    };
+                    if found.0 != id.vendor_id || found.1 != id.product_code || found.2 != id.serial
+                    {
+                        // Another device sits at this position (e.g. one from behind, moved up
+                        // and power-cycled while this one is away): hand its address back and
+                        // go on waiting for ours.
                         let who = self.subs[i].info.who();
-                        self.emit(Event::WrongDevice {
-                            who,
-                            found: (vendor, if eight { product } else { 0 }),
-                            cycle,
-                        });
-                        Phase::Backoff {
-                            until: now + self.timing.backoff,
+                        if self.subs[i].wrong_seen != Some(found) {
+                            self.subs[i].wrong_seen = Some(found);
+                            self.emit(Event::WrongDevice {
+                                who,
+                                found: (found.0, if eight || serial_step { found.1 } else { 0 }),
+                                cycle,
+                            });
                         }
+                        Phase::Unclaim
+                    } else if !serial_step && id.serial != 0 {
+                        Phase::IdentSerialCmd
                     } else {
+                        self.subs[i].wrong_seen = None;
                         self.reset_phase(i)
                     }
                 }
+            }
+            Phase::Unclaim => {
+                self.subs[i].phase = Phase::Lost {
+                    next_probe: now + self.timing.probe_interval,
+                };
+                self.update_expected_probe();
+                return;
             }
             Phase::Reset => Phase::WaitInit,
             Phase::ClearFmmus => Phase::ClearSms,
