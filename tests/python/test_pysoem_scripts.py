@@ -66,6 +66,14 @@ def test_sdo_access_with_abort_handling(run_script, published):
     assert "write abort 0x06010002: attempt to write a read-only object" in out
 
 
+def test_foe_round_trip_of_100_kib(run_script, published):
+    net, link = published("mbx")
+    out = run_script("foe_transfer.py", link, "102400")
+    assert "wrote 102400 bytes, read 102400 bytes back, equal True" in out
+    assert "FoE error: " in out and "missing.bin" in out and "0x8001" in out
+    assert "in SAFEOP: read 102400 bytes, equal True" in out
+
+
 def test_od_listing(run_script, published):
     net, link = published("servo6")
     out = run_script("od_list.py", link)
@@ -118,7 +126,7 @@ def test_unsupported_features_name_themselves(published):
     m = pysoem.Master()
     m.open(link)
     m.config_init()
-    with pytest.raises(pysoem.NotSupportedError, match="FoE \\(foe_read\\) is not supported by ecat.pysoem"):
+    with pytest.raises(pysoem.FoeError, match="FoE read of 'f'"):
         m.slaves[0].foe_read("f", 0, 100)
     with pytest.raises(pysoem.NotSupportedError, match="cable redundancy"):
         pysoem.Master().open(link, "eth1")

@@ -263,6 +263,32 @@ impl PyMainDevice {
         Ok(out)
     }
 
+    /// Read the file `name` of the SubDevice at `position` over FoE (`password` 0: none).
+    #[pyo3(signature = (position, name, password = 0))]
+    fn foe_read<'py>(
+        &self,
+        py: Python<'py>,
+        position: usize,
+        name: String,
+        password: u32,
+    ) -> PyResult<Bound<'py, PyBytes>> {
+        let v = self.with(py, move |md| md.foe_read(position, &name, password))?;
+        Ok(PyBytes::new(py, &v))
+    }
+
+    /// Write `data` as the file `name` of the SubDevice at `position` over FoE.
+    #[pyo3(signature = (position, name, data, password = 0))]
+    fn foe_write(
+        &self,
+        py: Python<'_>,
+        position: usize,
+        name: String,
+        data: Vec<u8>,
+        password: u32,
+    ) -> PyResult<()> {
+        self.with(py, move |md| md.foe_write(position, &name, password, &data))
+    }
+
     /// Read `length` bytes of ESC memory at `address` of the SubDevice at `position`.
     fn read_memory<'py>(
         &self,

@@ -409,6 +409,29 @@ impl PyRuntime {
         Ok(e.map(|(k, p, m, c, d)| (k.to_string(), p, m, c, d)))
     }
 
+    /// Queue an FoE read (`data` None) or write of the file `name` (works in step and thread
+    /// mode; it progresses as cycles run).
+    #[pyo3(signature = (position, name, password = 0, data = None))]
+    fn foe_submit(
+        &self,
+        position: usize,
+        name: String,
+        password: u32,
+        data: Option<Vec<u8>>,
+    ) -> PyResult<PyPending> {
+        use ecat::mailbox::foe::FoeOp;
+        let op = match data {
+            Some(data) => FoeOp::Write {
+                name,
+                password,
+                data,
+            },
+            None => FoeOp::Read { name, password },
+        };
+        let p = self.sdo.submit(position, op).map_err(to_py)?;
+        Ok(PyPending::new(p))
+    }
+
     /// Queue an SDO request (works in step and thread mode; it progresses as cycles run).
     /// `op`: "upload", "download", "od_list", "object", "entry".
     #[pyo3(signature = (position, op, index = 0, subindex = 0, data = None, complete_access = false))]

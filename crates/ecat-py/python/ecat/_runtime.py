@@ -361,6 +361,9 @@ class Runtime:
     def _sdo_blocking(self, position, op, index, subindex, data, ca) -> bytes:
         return self._wait(self._submit(position, op, index, subindex, data, ca))
 
+    def _foe_blocking(self, position, name, password, data=None, timeout: float = 30.0) -> bytes:
+        return self._wait(self._native.foe_submit(position, name, password, data), timeout)
+
     def _sdo_info(self, position: int, entries: bool):
         raw = self._wait(self._submit(position, "od_list"))
         out = []

@@ -8,7 +8,8 @@ every slave to SAFEOP; from then on ``send_processdata``/``receive_processdata``
 Runtime (ecat's frames, recovery and acyclic work ride along), ``write_state`` asks its
 supervisor for a state, ``state_check`` cycles until it is reached. The IO map has no size
 limit. ``slave.output``/``slave.input`` are the slave's bytes in the process image.
-Things SOEM has and ecat does not (FoE, EEPROM writes, overlapped mapping, redundancy, ...)
+``foe_read``/``foe_write`` run over ecat's FoE (blocking before ``config_map``, through the
+cycling runtime's mailbox after it). Things SOEM has and ecat does not (EEPROM writes, overlapped mapping, redundancy, ...)
 raise ``NotSupportedError`` naming them. Emergencies reach the callbacks of
 ``add_emergency_callback`` after ``config_map``, from ``receive_processdata`` or an SDO call,
 as soon as ecat's runtime has read them from the slave's mailbox (cyclically where it polls
@@ -379,11 +380,42 @@ class CdefSlave:
     def eeprom_write(self, word_address, data, timeout=20000):
         _unsupported("eeprom_write")
 
-    def foe_read(self, *args, **kwargs):
-        _unsupported("FoE (foe_read)")
+    # FoE
+    def _foe(self, name: str, password: int, data: Optional[bytes], timeout: int) -> bytes:
+        if not 0 <= int(password) <= 0xFFFFFFFF:
+            raise ValueError(f"slave {self._pos}: FoE password {password} is outside 0..2^32-1")
+        m = self._master
+        try:
+            if m._rt is not None:
+                wait = 60.0 + timeout / 1e6  # SOEM's timeout is per mailbox step
+                return m._rt._foe_blocking(self._pos, str(name), int(password), data, wait)
+            md = m._need()._md
+            if data is None:
+                return md.foe_read(self._pos, str(name), int(password))
+            md.foe_write(self._pos, str(name), data, int(password))
+            return b""
+        except _ecat.Error as e:
+            raise FoeError(str(e)) from None
+        finally:
+            m._emergencies()
 
-    def foe_write(self, *args, **kwargs):
-        _unsupported("FoE (foe_write)")
+    def foe_read(self, filename, password, size, timeout=200000) -> bytes:
+        """Read the file ``filename`` over FoE (pysoem's signature; ``timeout`` in µs per
+        mailbox step, as SOEM). Raises ``FoeError`` (naming the slave, the file and the FoE error)
+        if the slave refuses, or if the file is larger than ``size`` bytes, as SOEM does."""
+        data = self._foe(filename, password, None, timeout)
+        if len(data) > int(size):
+            raise FoeError(
+                f"slave {self._pos}: FoE read of '{filename}' got {len(data)} bytes, more than "
+                f"the {int(size)} the buffer holds; pass a larger size"
+            )
+        return data
+
+    def foe_write(self, filename, password, data, timeout=200000) -> int:
+        """Write ``data`` as the file ``filename`` over FoE (pysoem's signature); returns 1
+        (SOEM's working counter) or raises ``FoeError``."""
+        self._foe(filename, password, bytes(data), timeout)
+        return 1
 
     def mbx_receive(self):
         _unsupported("mbx_receive")
