@@ -9,7 +9,7 @@ use ecat::runtime::Activation;
 use ecat::{pdo_coe, Error, MainDevice};
 use ecat_sim::Network;
 use ecat_wire::al::AlState;
-use ecat_wire::coe::info::{ObjectDescriptionRepr, OdListType};
+use ecat_wire::coe::info::{EntryDescriptionRepr, ObjectDescriptionRepr, OdListType};
 
 fn open(net: &str) -> MainDevice {
     let link = SimLink::with_network(
@@ -182,4 +182,45 @@ fn mailbox_timeout_names_the_subdevice_and_the_request() {
     println!("{e} ({} ms)", t.elapsed().as_millis());
     assert!(e.contains("SubDevice 3 (0x1004"), "{e}");
     assert!(e.contains("upload 0x1018:01"), "{e}");
+}
+
+#[test]
+fn long_descriptions_arrive_in_fragments_and_are_reassembled() {
+    // Names far longer than any mailbox: the simulator sends them in fragments, as real
+    // devices do, and the MainDevice puts them together.
+    let mut net = Network::open("servo").unwrap();
+    let object: String = (0..1400).map(|i| (b'a' + (i % 26) as u8) as char).collect();
+    let entry: String = (0..900).map(|i| (b'A' + (i % 26) as u8) as char).collect();
+    let od = net.subdevice_mut(0).unwrap().od_mut().unwrap();
+    od.object_mut(0x1018).unwrap().name = object.clone();
+    od.entry_mut(0x1018, 1).unwrap().name = entry.clone();
+    let link = SimLink::with_network(net, "sim:servo".into(), "servo".into());
+    let mut md = MainDevice::with_link(Box::new(link));
+    md.scan().unwrap();
+    let mbx = md.subdevice(0).unwrap().mailbox.tx.size as usize;
+    assert!(entry.len() > 2 * mbx, "mailbox of {mbx} bytes");
+    let d = md
+        .sdo(0, SdoOp::ObjectDescription { index: 0x1018 })
+        .unwrap();
+    let d = ObjectDescriptionRepr::parse(&d).unwrap();
+    assert_eq!((d.index, d.max_subindex), (0x1018, 4));
+    assert_eq!(d.name, object.as_bytes());
+    let e = md
+        .sdo(
+            0,
+            SdoOp::EntryDescription {
+                index: 0x1018,
+                subindex: 1,
+                value_info: 0,
+            },
+        )
+        .unwrap();
+    let e = EntryDescriptionRepr::parse(&e).unwrap();
+    assert_eq!((e.index, e.subindex), (0x1018, 1));
+    assert_eq!(e.data, entry.as_bytes());
+    // And the next request still gets its own answer.
+    assert_eq!(
+        md.sdo_upload(0, 0x1018, 1, false).unwrap(),
+        0x0000_0ECAu32.to_le_bytes()
+    );
 }

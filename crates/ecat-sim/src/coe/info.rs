@@ -11,8 +11,12 @@
 //! * Get entry description: the fixed part, then only the optional values requested (unit
 //!   u32; default/min/max in the entry's byte width, for integers), then the name; the
 //!   response's value-info says which are there. Strings give no min/max.
+//! * A description longer than the send mailbox goes out in fragments as real devices send
+//!   it ([`fragments`]): every message repeats the info header (same opcode, `incomplete`
+//!   set but on the last, fragments-left counting down to 0) followed by the next part of
+//!   the description's bytes, the first part starting with the fixed fields.
 //! * Unknown object → info error 0x06020000; unknown subindex → 0x06090011; a request we
-//!   do not serve (a response opcode) → 0x05040001. Names are cut to fit one message.
+//!   do not serve (a response opcode) → 0x05040001.
 
 use super::od::{Entry, Object, Od};
 use ecat_wire::coe::info::{
@@ -45,25 +49,23 @@ pub(crate) fn handle(od: &Od, m: &[u8], mbx: usize) -> Vec<Vec<u8>> {
     let Ok((_, req)) = wire::parse_info(m) else {
         return vec![error(Abort::BAD_COMMAND)];
     };
-    let mut b = vec![0u8; mbx.max(32)];
     match req {
         SdoInfo::OdListRequest { list_type } => od_list(od, list_type, mbx),
         SdoInfo::ObjectDescriptionRequest { index } => {
             let Some(o) = od.object(index) else {
                 return vec![error(Abort::NO_OBJECT)];
             };
-            let room = mbx.saturating_sub(6 + 2 + 4 + ObjectDescriptionRepr::FIXED_LEN);
-            let name = &o.name.as_bytes()[..o.name.len().min(room)];
             let d = ObjectDescriptionRepr {
                 index,
                 data_type: o.dtype,
                 max_subindex: o.max_subindex(),
                 object_code: o.code,
-                name,
+                name: o.name.as_bytes(),
             };
+            let mut b = vec![0u8; HEAD + d.len()];
             let n = wire::emit_object_description_response(&mut b, 0, &d).unwrap_or(0);
             b.truncate(n);
-            vec![b]
+            fragments(b, mbx)
         }
         SdoInfo::EntryDescriptionRequest {
             index,
@@ -76,7 +78,7 @@ pub(crate) fn handle(od: &Od, m: &[u8], mbx: usize) -> Vec<Vec<u8>> {
             let Some(e) = o.entry(subindex) else {
                 return vec![error(Abort::NO_SUBINDEX)];
             };
-            let (vi, data) = entry_data(e, vi, mbx);
+            let (vi, data) = entry_data(e, vi);
             let d = EntryDescriptionRepr {
                 index,
                 subindex,
@@ -86,16 +88,17 @@ pub(crate) fn handle(od: &Od, m: &[u8], mbx: usize) -> Vec<Vec<u8>> {
                 access: ObjectAccess(e.access),
                 data: &data,
             };
+            let mut b = vec![0u8; HEAD + EntryDescriptionRepr::FIXED_LEN + data.len()];
             let n = wire::emit_entry_description_response(&mut b, 0, &d).unwrap_or(0);
             b.truncate(n);
-            vec![b]
+            fragments(b, mbx)
         }
         _ => vec![error(Abort::BAD_COMMAND)],
     }
 }
 
 /// The optional values and the name of an entry description; returns the value-info sent.
-fn entry_data(e: &Entry, requested: u8, mbx: usize) -> (u8, Vec<u8>) {
+fn entry_data(e: &Entry, requested: u8) -> (u8, Vec<u8>) {
     let mut vi = requested & 0x7F;
     let mut data = Vec::new();
     if vi & value_info::UNIT != 0 {
@@ -123,9 +126,44 @@ fn entry_data(e: &Entry, requested: u8, mbx: usize) -> (u8, Vec<u8>) {
     if vi & value_info::MAX != 0 {
         data.extend_from_slice(&limit(e.max, false));
     }
-    let room = mbx.saturating_sub(6 + 2 + 4 + EntryDescriptionRepr::FIXED_LEN + data.len());
-    data.extend_from_slice(&e.name.as_bytes()[..e.name.len().min(room)]);
+    data.extend_from_slice(e.name.as_bytes());
     (vi, data)
+}
+
+/// Mailbox header, CoE header and SDO Information header: the bytes every fragment repeats.
+const HEAD: usize = 6 + 2 + wire::HEADER_LEN;
+
+/// Split a whole SDO Information response `msg` (mailbox header included) into messages of
+/// at most `mbx` bytes (see the module documentation); one message if it fits.
+fn fragments(msg: Vec<u8>, mbx: usize) -> Vec<Vec<u8>> {
+    let per = mbx.saturating_sub(HEAD).max(1);
+    if msg.len() <= HEAD || msg.len() - HEAD <= per {
+        return vec![msg];
+    }
+    let Ok(h) = wire::SdoInfoHeaderRepr::parse(&msg[HEAD - wire::HEADER_LEN..HEAD]) else {
+        return vec![msg];
+    };
+    let parts: Vec<&[u8]> = msg[HEAD..].chunks(per).collect();
+    let count = parts.len();
+    parts
+        .iter()
+        .enumerate()
+        .map(|(i, part)| {
+            let mut m = Vec::with_capacity(HEAD + part.len());
+            m.extend_from_slice(&msg[..HEAD]);
+            m.extend_from_slice(part);
+            let len = (m.len() - 6) as u16;
+            m[0..2].copy_from_slice(&len.to_le_bytes());
+            let left = (count - 1 - i) as u16;
+            let fh = wire::SdoInfoHeaderRepr {
+                incomplete: left > 0,
+                fragments_left: left,
+                ..h
+            };
+            let _ = fh.emit(&mut m[HEAD - wire::HEADER_LEN..HEAD]);
+            m
+        })
+        .collect()
 }
 
 fn od_list(od: &Od, list: OdListType, mbx: usize) -> Vec<Vec<u8>> {
