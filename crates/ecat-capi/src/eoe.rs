@@ -69,52 +69,28 @@ pub unsafe extern "C" fn ecrt_slave_config_eoe_mac_address(
     set(F, sc, |p| p.mac = Some(mac))
 }
 
-/// Set the IP address (`struct in_addr`).
-///
-/// # Safety
-/// `sc` NULL or live.
-#[no_mangle]
-pub unsafe extern "C" fn ecrt_slave_config_eoe_ip_address(sc: *mut SlaveConfig, ip: u32) -> i32 {
-    set("ecrt_slave_config_eoe_ip_address", sc, |p| {
-        p.ip = Some(addr(ip))
-    })
+/// An address setter: `$name(sc, struct in_addr)` sets `$field`.
+macro_rules! addr_setter {
+    ($name:ident, $field:ident, $what:literal) => {
+        #[doc = concat!("Set the ", $what, " (`struct in_addr`).")]
+        ///
+        /// # Safety
+        /// `sc` NULL or live.
+        #[no_mangle]
+        pub unsafe extern "C" fn $name(sc: *mut SlaveConfig, address: u32) -> i32 {
+            set(stringify!($name), sc, |p| p.$field = Some(addr(address)))
+        }
+    };
 }
 
-/// Set the subnet mask (`struct in_addr`).
-///
-/// # Safety
-/// `sc` NULL or live.
-#[no_mangle]
-pub unsafe extern "C" fn ecrt_slave_config_eoe_subnet_mask(sc: *mut SlaveConfig, mask: u32) -> i32 {
-    set("ecrt_slave_config_eoe_subnet_mask", sc, |p| {
-        p.subnet = Some(addr(mask))
-    })
-}
-
-/// Set the default gateway (`struct in_addr`).
-///
-/// # Safety
-/// `sc` NULL or live.
-#[no_mangle]
-pub unsafe extern "C" fn ecrt_slave_config_eoe_default_gateway(
-    sc: *mut SlaveConfig,
-    gateway: u32,
-) -> i32 {
-    set("ecrt_slave_config_eoe_default_gateway", sc, |p| {
-        p.gateway = Some(addr(gateway))
-    })
-}
-
-/// Set the DNS server (`struct in_addr`).
-///
-/// # Safety
-/// `sc` NULL or live.
-#[no_mangle]
-pub unsafe extern "C" fn ecrt_slave_config_eoe_dns_address(sc: *mut SlaveConfig, dns: u32) -> i32 {
-    set("ecrt_slave_config_eoe_dns_address", sc, |p| {
-        p.dns = Some(addr(dns))
-    })
-}
+addr_setter!(ecrt_slave_config_eoe_ip_address, ip, "IP address");
+addr_setter!(ecrt_slave_config_eoe_subnet_mask, subnet, "subnet mask");
+addr_setter!(
+    ecrt_slave_config_eoe_default_gateway,
+    gateway,
+    "default gateway"
+);
+addr_setter!(ecrt_slave_config_eoe_dns_address, dns, "DNS server");
 
 /// Set the host name (a C string of at most 31 characters plus its NUL).
 ///
