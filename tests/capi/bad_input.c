@@ -179,11 +179,11 @@ int main(void)
     ec_soe_request_t *soe = ecrt_slave_config_create_soe_request(sc, 0, 1, 2);
     CHECK(soe != NULL);
     CHECK_EQ(ecrt_soe_request_read(soe), -EPERM);
-    MARK("1 eoe");
+    MARK("1 eoe NULL sc");
     struct in_addr ip = {0};
-    CHECK_EQ(ecrt_slave_config_eoe_ip_address(sc, ip), -EOPNOTSUPP);
-    MARK("1 eoe hostname");
-    CHECK_EQ(ecrt_slave_config_eoe_hostname(sc, "x"), -EOPNOTSUPP);
+    CHECK_EQ(ecrt_slave_config_eoe_ip_address(NULL, ip), -EINVAL);
+    MARK("1 eoe hostname NULL");
+    CHECK_EQ(ecrt_slave_config_eoe_hostname(sc, NULL), -EINVAL);
 
     /* After activation, configuration calls are refused. */
     CHECK_EQ(ecrt_master_activate(m), 0);

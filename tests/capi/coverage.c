@@ -114,11 +114,6 @@ int main(void)
     CHECK_EQ(ecrt_slave_config_watchdog(sc, 0, 0), 0);
     CHECK_EQ(ecrt_slave_config_flag(sc, "AssignToPdi", 0), 0);
     CHECK_EQ(ecrt_slave_config_state_timeout(sc, EC_AL_STATE_PREOP, EC_AL_STATE_SAFEOP, 0), 0);
-    CHECK_EQ(ecrt_slave_config_eoe_mac_address(sc, (const unsigned char *)"\x02\0\0\0\0\1"), -EOPNOTSUPP);
-    struct in_addr a = {0};
-    CHECK_EQ(ecrt_slave_config_eoe_subnet_mask(sc, a), -EOPNOTSUPP);
-    CHECK_EQ(ecrt_slave_config_eoe_default_gateway(sc, a), -EOPNOTSUPP);
-    CHECK_EQ(ecrt_slave_config_eoe_dns_address(sc, a), -EOPNOTSUPP);
     ec_sdo_request_t *display = ecrt_slave_config_create_sdo_request(sc, 0x6061, 0, 1);
     CHECK(display != NULL);
 

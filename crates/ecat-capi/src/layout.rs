@@ -11,6 +11,7 @@
 //!   writes when the application changed them from what the SubDevice had.
 //! - Startup IDNs given for PREOP follow the startup SDOs; those given for SAFEOP become
 //!   commands of the SAFEOP → OP transition, made in SAFEOP before OP is requested (IgH).
+//! - EoE parameters become one set-IP-parameter request after the PREOP IDNs (IgH's order).
 //! - Distributed clocks are set up when any configuration activates SYNC0
 //!   (`ecrt_slave_config_dc`), with the reference clock as the time master (see [`crate::dc`]);
 //!   SYNC0 runs on exactly the SubDevices whose configuration asked for it (IgH), with the
@@ -75,6 +76,7 @@ pub fn activate(m: &Master, inner: &mut Inner) -> Result<(), String> {
                 _ => idns[p].push(idn.op.clone().into()),
             }
         }
+        idns[p].extend(crate::eoe::startup_op(&sc.eoe));
         configs[p] = c;
         limited[p] = false;
         if let Some(dc) = sc.dc {

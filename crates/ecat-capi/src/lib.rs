@@ -25,8 +25,7 @@
 //! - [`soe`]: blocking IDN access, startup IDNs and SoE requests;
 //! - [`voe`]: VoE handlers;
 //! - [`dc`]: distributed clock calls;
-//! - [`unsupported`]: the EoE parameters (EoE is not built into the C API yet), exported so
-//!   programs link;
+//! - [`eoe`]: EoE parameters, sent as one set-IP-parameter request at configuration;
 //! - [`helpers`]: version magic and the real/lreal helpers.
 //!
 //! Threading follows IgH: configuration calls and the cyclic calls come from one thread at a
@@ -38,6 +37,7 @@ pub mod abi;
 pub mod control;
 pub mod dc;
 pub mod domain;
+pub mod eoe;
 pub mod ffi;
 pub mod helpers;
 pub mod info;
@@ -51,5 +51,4 @@ pub mod sdo;
 pub mod slave_config;
 pub mod soe;
 pub mod startup;
-pub mod unsupported;
 pub mod voe;

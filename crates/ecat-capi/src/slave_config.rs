@@ -10,7 +10,8 @@
 //!
 //! This module holds the object and its state, flags and timeouts; [`crate::pdo_config`] the
 //! PDO configuration and entry registration; [`crate::startup`] startup SDOs and emergencies;
-//! [`crate::soe`] startup IDNs and SoE requests; [`crate::voe`] VoE handlers.
+//! [`crate::soe`] startup IDNs and SoE requests; [`crate::voe`] VoE handlers; [`crate::eoe`]
+//! EoE parameters.
 
 use crate::abi::SlaveConfigState;
 use crate::ffi::{arg, arg_mut, errno, guard};
@@ -22,6 +23,7 @@ use crate::startup::EmergencyRing;
 use crate::voe::VoeHandler;
 use ecat::config::{Direction, EntryConfig, PdoConfig, SubDeviceConfig, SyncConfig};
 use ecat::mailbox::sdo::SdoOp;
+use ecat_wire::eoe::IpParams;
 
 /// SYNC0/SYNC1 settings from `ecrt_slave_config_dc`.
 #[derive(Debug, Clone, Copy, Default)]
@@ -72,6 +74,8 @@ pub struct SlaveConfig {
     pub soe_requests: Vec<*mut SoeRequest>,
     /// VoE handlers (owned).
     pub voe_handlers: Vec<*mut VoeHandler>,
+    /// EoE IP parameters set at configuration (the fields given; [`crate::eoe`]).
+    pub eoe: IpParams,
     /// Flags (`AssignToPdi`, `WaitBeforeSAFEOPms`, ...), recorded.
     pub flags: Vec<(String, i32)>,
 }
@@ -126,6 +130,7 @@ impl SlaveConfig {
             idns: Vec::new(),
             soe_requests: Vec::new(),
             voe_handlers: Vec::new(),
+            eoe: IpParams::default(),
             flags: Vec::new(),
         }
     }

@@ -140,6 +140,20 @@ fn soe_blocking_startup_idns_requests_and_errors() {
 }
 
 #[test]
+fn eoe_parameters_at_configuration_and_bad_input() {
+    let (_, err) = c_test("eoe", Some("sim:mbx"));
+    if err.is_empty() {
+        return;
+    }
+    // Before activation: one line per bad call; after: one for the refused setter.
+    let (setup, rest) = err.split_once("MARK activate").unwrap_or((&err, ""));
+    check_marks(setup);
+    let after = rest.split("MARK release").next().unwrap_or("");
+    let after = after.split_once("MARK ").map_or("", |(_, a)| a);
+    check_marks(&format!("MARK {after}"));
+}
+
+#[test]
 fn voe_handler_round_trip_through_the_echo() {
     let (_, err) = c_test("voe", Some("sim:mbx"));
     if err.is_empty() {
