@@ -23,8 +23,9 @@
 //! scans, SII and mailbox traffic only, and no cycles are reported) and were
 //! transmitted at least half as often as the most frequent such signature; the most frequent
 //! one (the first seen on a tie) marks the cycles. Frames ecat sends itself are recognised by
-//! their indices (bit 7 set, the same index on every datagram, bits 6..4 a cycle tag that
-//! counts up by one per cycle): for them, missing tags tell cycles absent from the capture.
+//! their indices (bit 7 set, the same index on every datagram, the low bits the frame number
+//! (as many as the frame count needs) and the bits above it a cycle tag that counts up by one
+//! per cycle): for them, missing tags tell cycles absent from the capture.
 //!
 //! **Matching.** A returned frame belongs to the last transmitted frame with the same first
 //! index and signature. A cyclic frame not back before the next transmission of its signature
@@ -415,10 +416,15 @@ pub fn analyze(cap: &Capture<'_>) -> Report {
             .collect();
         let ours = ctx.iter().all(|f| f.idx & 0x80 != 0 && f.same_idx);
         let firsts: Vec<&Frame> = ctx.iter().copied().filter(|f| f.sig == primary).collect();
+        // The cycle tag sits above the frame number, which takes as few bits as the frame
+        // count needs (see `crate::cyclic`).
+        let frame_bits = usize::BITS - cyclic_sigs.len().saturating_sub(1).leading_zeros();
+        let mask = 0x7Fu8 >> frame_bits;
+        let tag = |f: &Frame| (f.idx & 0x7F) >> frame_bits;
         let tag_gaps = ours.then(|| {
             firsts
                 .windows(2)
-                .map(|w| ((w[1].idx >> 4).wrapping_sub(w[0].idx >> 4).wrapping_sub(1) & 7) as u64)
+                .map(|w| (tag(w[1]).wrapping_sub(tag(w[0])).wrapping_sub(1) & mask) as u64)
                 .sum()
         });
         let intervals: Vec<u64> = firsts
