@@ -135,14 +135,17 @@ pub struct Validate {
 impl Validate {
     /// True if `read` matches the expected data under the mask.
     pub fn matches(&self, read: &[u8]) -> bool {
-        self.data.iter().enumerate().all(|(i, &want)| {
-            let m = self
-                .mask
-                .as_ref()
-                .map_or(0xFF, |m| m.get(i).copied().unwrap_or(0xFF));
-            read.get(i).is_some_and(|&got| got & m == want & m)
-        })
+        masked_match(&self.data, self.mask.as_deref(), read)
     }
+}
+
+/// True if `read` holds `want` in the bits `mask` selects (`None` or a short mask: all bits
+/// of the bytes it does not cover); a `read` shorter than `want` does not match.
+pub fn masked_match(want: &[u8], mask: Option<&[u8]>, read: &[u8]) -> bool {
+    want.iter().enumerate().all(|(i, &w)| {
+        let m = mask.map_or(0xFF, |m| m.get(i).copied().unwrap_or(0xFF));
+        read.get(i).is_some_and(|&got| got & m == w & m)
+    })
 }
 
 /// One EtherCAT init command (master or slave level).

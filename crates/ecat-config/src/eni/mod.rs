@@ -14,7 +14,7 @@ mod known;
 mod slave;
 mod write;
 
-pub use cmd::{CoeInitCmd, InitCmd, Transition, Validate};
+pub use cmd::{masked_match, CoeInitCmd, InitCmd, Transition, Validate};
 pub use image::{Cyclic, CyclicCmd, CyclicFrame, Image, ProcessImage, Variable};
 pub use slave::{
     BitRange, EniSm, Identity, IdentityChecks, Mailbox, MailboxArea, PreviousPort, ProcessData,

@@ -33,13 +33,7 @@ pub struct Validate {
 impl Validate {
     /// True if `read` matches under the mask.
     pub fn matches(&self, read: &[u8]) -> bool {
-        self.data.iter().enumerate().all(|(i, &want)| {
-            let m = self
-                .mask
-                .as_ref()
-                .map_or(0xFF, |m| m.get(i).copied().unwrap_or(0xFF));
-            read.get(i).is_some_and(|&got| got & m == want & m)
-        })
+        ecat_config::eni::masked_match(&self.data, self.mask.as_deref(), read)
     }
 }
 
