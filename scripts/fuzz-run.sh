@@ -15,6 +15,17 @@
 # seed corpus in <fuzz crate>/corpus/<target> is only read. Crashes land in
 # <fuzz crate>/artifacts/<target>/ and make the run fail (after all targets ran).
 #
+# Goals (issue 16): 10^8 executions per codec target (crates/ecat-wire/fuzz) and 10^7 per
+# stateful target (sim_frames, receive_path) in one long run; the file targets are held to
+# 10^7 too. The table says whether each target met its goal in this run and how long it would
+# take at the rate measured (time to goal).
+#
+# Targets in NO_TRACE_CMP (default: the stateful ones, receive_path and sim_frames) are built
+# without comparison tracing (`--no-trace-compares`, in a target directory of their own so the
+# others keep theirs): the simulator classifies every register byte a datagram touches
+# through a chain of range compares, and tracing them took three quarters of sim_frames'
+# time (30 s runs here: 3,086 exec/s without against 493 with, and more coverage reached).
+#
 # Built without a sanitizer (`-s none`): the code under test is safe Rust, where AddressSanitizer
 # finds nothing a panic would not, and costs a factor of 2–3 in executions. Overflow checks and
 # debug assertions stay on (cargo-fuzz's default).
@@ -36,6 +47,22 @@ if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
         exit 0
     fi
 fi
+
+no_trace_cmp=" ${NO_TRACE_CMP-receive_path sim_frames} "
+# goal TARGET DIR: the executions the target should reach.
+goal() {
+    case "$2" in
+    */crates/ecat-wire/fuzz) echo 100000000 ;;
+    *) echo 10000000 ;;
+    esac
+}
+# to_goal GOAL EXECS RATE: "met", or the time the goal takes at RATE (h:mm).
+to_goal() {
+    awk -v g="$1" -v e="${2:-0}" -v r="${3:-0}" 'BEGIN {
+        if (e + 0 >= g + 0) { print "met"; exit }
+        if (r + 0 <= 0) { print "?"; exit }
+        s = g / r; printf "%d:%02d h\n", int(s / 3600), int(s % 3600 / 60) }'
+}
 
 rows=()
 failed=()
@@ -62,14 +89,19 @@ for dir in "${dirs[@]}"; do
         mkdir -p "$work" "$dir/artifacts/$t"
         before=$(find "$dir/artifacts/$t" -type f | wc -l)
         echo "fuzz: $t for ${secs}s"
-        cargo +nightly fuzz run -s none --fuzz-dir "$dir" "$t" "$work" "corpus/$t" -- \
+        flags=()
+        if [[ "$no_trace_cmp" == *" $t "* ]]; then
+            flags=(--no-trace-compares --target-dir "$dir/target/no-trace-cmp")
+        fi
+        cargo +nightly fuzz run -s none "${flags[@]}" --fuzz-dir "$dir" "$t" "$work" "corpus/$t" -- \
             -max_total_time="$secs" -print_final_stats=1 -rss_limit_mb=4096 >"$log" 2>&1
         rc=$?
         crashes=$(($(find "$dir/artifacts/$t" -type f | wc -l) - before))
         execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
         rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
         cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1 | awk '{print $2 "/" $4}')
-        rows+=("$(printf '| %-16s | %13s | %8s | %11s | %7s |' "$t" "${execs:-?}" "${rate:-?}" "${cov:-?}" "$crashes")")
+        g=$(goal "$t" "$dir")
+        rows+=("$(printf '| %-16s | %13s | %8s | %11s | %7s | %9s | %12s |' "$t" "${execs:-?}" "${rate:-?}" "${cov:-?}" "$crashes" "$g" "$(to_goal "$g" "$execs" "$rate")")")
         if [ "$rc" -ne 0 ] || [ "$crashes" -gt 0 ]; then
             grep -E '(ERROR|SUMMARY|panicked)' "$log" | head -5 || tail -20 "$log"
             echo "fuzz: $t FAILED (log $log, inputs in $dir/artifacts/$t/)"
@@ -80,8 +112,8 @@ done
 
 {
     echo "fuzz run: ${secs}s per target, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
-    echo "| target           |    executions |   exec/s |  cov/ft     | crashes |"
-    echo "|------------------|---------------|----------|-------------|---------|"
+    echo "| target           |    executions |   exec/s |  cov/ft     | crashes |      goal | met/to goal  |"
+    echo "|------------------|---------------|----------|-------------|---------|-----------|--------------|"
     printf '%s\n' "${rows[@]}"
 } | if [ -n "$table" ]; then tee "$table"; else cat; fi
 

@@ -8,6 +8,8 @@
 #   DURATION  e.g. 3m, 30m (ecat run --duration)
 #   NETWORK   simulated network (default io)
 #   NAME      veth name prefix (default vloss; the ends are NAME0 and NAME1)
+# Environment: CYCLE (default 1ms); SIM_FIFO=N runs `ecat sim` at SCHED_FIFO priority N
+# (on a loaded machine the simulator of a large network needs it to keep up).
 # Logs go to target/veth-loss/ (run.log, run.json, sim.log, counters.txt).
 set -euo pipefail
 dur="${1:?usage: veth-loss-run.sh DURATION [NETWORK] [NAME]}"
@@ -29,10 +31,12 @@ ip link add "$a" type veth peer name "$b"
 ip link set "$a" up
 ip link set "$b" up
 for i in "$a" "$b"; do ethtool -K "$i" tx off rx off tso off gso off gro off >/dev/null 2>&1 || true; done
-"$bin" sim -i "$b" -n "$net" >"$out/sim.log" 2>&1 &
+prio=()
+[ -n "${SIM_FIFO:-}" ] && prio=(chrt -f "$SIM_FIFO")
+"${prio[@]}" "$bin" sim -i "$b" -n "$net" >"$out/sim.log" 2>&1 &
 sim=$!
 sleep 1
-"$bin" run -i "raw:$a" --cycle 1ms --duration "$dur" --report-every 60s --json "$out/run.json" \
+"$bin" run -i "raw:$a" --cycle ${CYCLE:-1ms} --duration "$dur" --report-every 60s --json "$out/run.json" \
     >"$out/run.log" 2>&1 || echo "ecat run failed: see $out/run.log"
 { ip -s link show "$a"; ip -s link show "$b"; } >"$out/counters.txt"
 kill -INT "$sim"

@@ -1,12 +1,16 @@
 """Drive a network to OP with SOEM (pysoem) and exchange process data; print JSON.
 
-    python soem_pd_probe.py IFACE --cycles N [--out POS=HEX ...]
+    python soem_pd_probe.py IFACE --cycles N [--out POS=HEX ...] [--dc-sync POS=ACT ...]
 
 POS is SOEM's 0-based index into master.slaves. Each cycle: write the requested outputs
 (the pattern byte XOR cycle for EL2008-like 1-byte outputs is the caller's business: we
 write exactly the bytes given, with the cycle number in the first byte when --count-pos is
 set), send_processdata, receive_processdata; the WKC of every cycle is recorded. Runs in its
 own process so a crash in the C library cannot take the test session down.
+
+--dc-sync POS=ACT runs config_dc and activates SYNC0 every period before the process data is
+mapped (SOEM's config_map requests SAFEOP), with SYNC1 too when ACT (the AssignActivate high
+byte the device asks for, e.g. 0x03 or 0x07) has bit 2.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ def main() -> int:
     ap.add_argument("--cycles", type=int, default=1000)
     ap.add_argument("--out", action="append", default=[], help="POS=HEX outputs to write")
     ap.add_argument("--period-us", type=int, default=1000)
+    ap.add_argument("--dc-sync", action="append", default=[], help="POS=ACT: activate SYNC0")
     args = ap.parse_args()
     outs = {}
     for o in args.out:
@@ -36,6 +41,15 @@ def main() -> int:
     res: dict = {}
     try:
         res["count"] = m.config_init()
+        if args.dc_sync:
+            res["dc"] = bool(m.config_dc())
+            for d in args.dc_sync:
+                pos, act = (int(x, 0) for x in d.split("="))
+                s = m.slaves[pos]
+                if act & 0x04:
+                    s.dc_sync(True, args.period_us * 1000, 0, 0)
+                else:
+                    s.dc_sync(True, args.period_us * 1000)
         res["iomap_size"] = m.config_map()
         res["expected_wkc"] = m.expected_wkc
         res["sizes"] = [

@@ -1,7 +1,8 @@
 """`ecat bench --seconds 0.3 --rounds 2`: every row of both peers' tables is filled (every
 ecat row with its own echo floor), the wake-up comparison of `ecat run`'s settings is printed
 with a bare timer under each setting, and the JSON holds the medians of medians with every
-round's own figures.
+round's own figures; the best link is the one with the lowest round trip over its own floor,
+and each table says how often its peer was preempted.
 
 No timing assertions (ARCHITECTURE §8 item 6): the bench reports ratios, this test only
 checks that it measured something in every row, in every round. The ethercrab row may say
@@ -81,6 +82,8 @@ def test_bench_fills_every_row_in_every_round(ecat, tmp_path):
                 assert len(re.findall(FIGURE, line)) == 5, line
                 if have_crab:
                     assert re.search(r"\d\.\d\dx +\d\.\d\dx$", line), f"no */crab ratios: {line}"
+        # How often the peer behind the table was preempted while it served the rows.
+        assert re.search(r"^peer preempted \d+\.\d times per second \(\d+ ", table, re.M), table
     assert "PerfMsmt 'Wake-up to Data Back'" in out, out
     assert "PerfMsmt 'Task Duration'" in out, out
 
@@ -107,6 +110,11 @@ def test_bench_fills_every_row_in_every_round(ecat, tmp_path):
         names = [r["name"] for r in peer["rows"]]
         assert names == ROWS, names
         assert peer["best_link"] in ECAT_ROWS
+        # The best link is the one with the lowest round trip over its own floor.
+        by_name = {r["name"]: r for r in peer["rows"]}
+        best = by_name[peer["best_link"]]["ratios"]["round_trip_vs_floor"]
+        assert best == min(by_name[n]["ratios"]["round_trip_vs_floor"] for n in ECAT_ROWS), peer
+        assert peer["peer_preempted_per_s"] >= 0, peer
         for r in peer["rows"]:
             if r["name"] == "ethercrab" and not have_crab:
                 continue

@@ -53,6 +53,27 @@ def test_build_from_esi(ecat, tmp_path):
     assert sii_identity(r)[2] == 0x00100000
 
 
+def test_build_full_is_the_real_ek1100_eeprom_but_per_unit_and_undocumented_bytes(ecat, tmp_path):
+    """`--full --lcid 1031` writes the whole 2048-byte EEPROM as Beckhoff does; against the
+    real EK1100 dump only the factory's production words 0x20-0x22 and GENERAL byte 4
+    (undocumented) differ."""
+    real = (TESTDATA / "sii" / "ek1100-eeprom-dump.bin").read_bytes()
+    out = tmp_path / "ek1100.bin"
+    esi = TESTDATA / "esi" / "Beckhoff_EK11xx.xml"
+    p = run([ecat, "sii", "build", "--esi", esi, "-t", "EK1100", "-r", "0x00120000",
+             "--lcid", "1031", "--full", "-o", out])
+    assert p.returncode == 0, describe(p)
+    assert "written whole" in p.stdout, describe(p)
+    built = out.read_bytes()
+    assert len(built) == len(real) == 2048
+    differing = [i for i in range(len(real)) if real[i] != built[i]]
+    general = 0x80 + 4 + 2 * 34  # after STRINGS (header, 34 words): GENERAL's header
+    assert real[general : general + 2] == bytes([30, 0]), "GENERAL header"
+    general_byte4 = general + 4 + 4
+    assert all(0x40 <= i < 0x46 for i in differing if i != general_byte4), differing
+    assert general_byte4 in differing, differing
+
+
 def test_build_unknown_type_lists_the_types(ecat, tmp_path):
     p = run([ecat, "sii", "build", "--esi", ESI, "--type", "EL9999", "-o", tmp_path / "x.bin"])
     assert p.returncode == 1, describe(p)

@@ -80,6 +80,22 @@ def _ascii(s: str) -> str:
     return "".join(c if ord(c) < 128 else "?" for c in s)
 
 
+def _needs_dc(path: Path, type_name: str) -> int:
+    """The SYNC activation (0x0981 bits 0-2) of `type_name`'s highest revision when every DC
+    operating mode of it needs one (no free run), else 0."""
+    best = None
+    for dev in _esi(path).iter("Device"):
+        t = dev.find("Type")
+        if t is None or (t.text or "").strip() != type_name:
+            continue
+        rev = _int(t.get("RevisionNo", "0"))
+        if best is None or rev > best[0]:
+            acts = [(_int(om.findtext("AssignActivate") or "0") >> 8) & 7
+                    for om in dev.findall("Dc/OpMode")]
+            best = (rev, acts[0] if acts and all(acts) else 0)
+    return best[1] if best else 0
+
+
 def _expected():
     d = _esi_dir()
     if d is None:
@@ -100,6 +116,13 @@ def test_soem_scans_maps_and_reaches_op_on_esi_built_terminals(ecat):
         try:
             sim.start()
             args = [sys.executable, HERE / "soem_pd_probe.py", v.host_if, "--cycles", str(CYCLES)]
+            # Types without a free-run mode (EL1258, EL2258, ...) refuse SAFEOP without SYNC0.
+            d = _esi_dir()
+            for pos, (f, t) in enumerate(_entries()):
+                act = _needs_dc(d / f, t)
+                if act:
+                    args += ["--dc-sync", f"{pos}={act:#x}"]
+            assert "--dc-sync" in args
             p = run(args, timeout=300)
             assert p.returncode == 0, describe(p)
             res = json.loads(p.stdout.strip().splitlines()[-1])

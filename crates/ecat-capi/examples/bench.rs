@@ -1,28 +1,35 @@
 //! The same simulated network (`sim:io`) cycled through the C API and through the Rust API,
-//! interleaved cycle by cycle in one run, with the task duration (receive → process →
-//! outputs → queue → send) of each side by side and the heap allocations of the C cyclic
-//! calls.
+//! with an A/A control, and the heap allocations of the C cyclic calls.
 //!
 //! ```sh
-//! cargo run --release -p ecat-capi --example bench [-- CYCLES]
+//! cargo run --release -p ecat-capi --example bench [-- --rounds 30 --cycles 100 --hot --no-control]
 //! ```
 //!
-//! The C side calls the library's `extern "C"` functions (the code in `libethercat.so.1`)
-//! exactly as a C program does, in IgH's order; the Rust side calls `Runtime::receive`,
-//! `process` and `send`. Each side has its own in-process simulated network; both run at
-//! 1 kHz, alternating, so machine load hits both alike.
+//! Three sides, each with its own in-process simulated network: the C API (the library's
+//! `extern "C"` functions, the code in `libethercat.so.1`, called as a C program calls them, in
+//! IgH's order, with its control socket served as an application's is), the Rust API
+//! (`Runtime::receive`, `process`, `send`), and the Rust API again on a third network: the A/A
+//! control, whose ratio to the first Rust side shows how far two identical sides differ here.
+//! A round runs one block of cycles of each side (1 kHz, or back to back with `--hot`), in an
+//! order that rotates from round to round: inside a block a side cycles alone, as an
+//! application does, its code and data warm from its own last cycle (cycling the sides in turn
+//! each cycle would favour the two Rust sides, which share their code, over the C side, whose
+//! code is its own). The first cycles of each block are not counted. The task duration
+//! (receive → process → outputs → queue → send) is taken per cycle; each round's block medians
+//! give one C/Rust and one A/A ratio, and the medians of those over the rounds are the
+//! figures. Many short rounds spread machine load over all three sides alike.
 
-use ecat::runtime::Activation;
+use ecat::runtime::{Activation, Runtime};
 use ecat::MainDevice;
 use ecat_wire::al::AlState;
 use ethercat::abi::{DomainState, PdoEntryReg};
 use ethercat::domain::{
     ecrt_domain_data, ecrt_domain_process, ecrt_domain_queue, ecrt_domain_reg_pdo_entry_list,
-    ecrt_domain_state,
+    ecrt_domain_state, Domain,
 };
 use ethercat::master::{
     ecrt_master_activate, ecrt_master_create_domain, ecrt_master_receive, ecrt_master_send,
-    ecrt_release_master, ecrt_request_master,
+    ecrt_release_master, ecrt_request_master, Master,
 };
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -57,183 +64,303 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static A: Counting = Counting;
 
-/// Print min/median/avg/p99/max (µs); returns (median, avg) in ns.
-fn summary(name: &str, v: &mut [u64]) -> (f64, f64) {
-    v.sort_unstable();
-    let n = v.len().max(1);
-    let avg = v.iter().sum::<u64>() as f64 / n as f64;
-    let pct = |p: f64| v[((n as f64 * p) as usize).min(n - 1)] as f64;
-    println!(
-        "{name:<9} task duration [usec] min/median/avg/p99/max: {:>6.2} / {:>6.2} / {:>6.2} / {:>6.2} / {:>7.2}",
-        v[0] as f64 / 1e3,
-        pct(0.5) / 1e3,
-        avg / 1e3,
-        pct(0.99) / 1e3,
-        v[n - 1] as f64 / 1e3
-    );
-    (pct(0.5), avg)
+/// Options: `--rounds R`, `--cycles N` (per block: per round and side), `--hot` (no sleep
+/// between cycles), `--no-control` (the C master without its control socket).
+struct Opts {
+    rounds: usize,
+    cycles: usize,
+    hot: bool,
+    control: bool,
 }
 
-fn main() {
-    let cycles: usize = std::env::args()
-        .nth(1)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(5000);
-    std::env::set_var("ECAT_MASTER0", "sim:io");
+fn opts() -> Opts {
+    let mut o = Opts {
+        rounds: 30,
+        cycles: 100,
+        hot: false,
+        control: true,
+    };
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut i = 0;
+    while i < args.len() {
+        let num = |i: usize| args.get(i + 1).and_then(|v| v.parse().ok());
+        match args[i].as_str() {
+            "--rounds" => o.rounds = num(i).unwrap_or(o.rounds).max(1),
+            "--cycles" => o.cycles = num(i).unwrap_or(o.cycles).max(1),
+            "--hot" | "--no-control" => {
+                o.hot |= args[i] == "--hot";
+                o.control &= args[i] != "--no-control";
+                i += 1;
+                continue;
+            }
+            other => {
+                eprintln!(
+                    "bench: unknown option '{other}'; use --rounds R --cycles N --hot --no-control"
+                );
+                std::process::exit(2);
+            }
+        }
+        i += 2;
+    }
+    o
+}
 
-    // C API: IgH's shape, one entry of every process data sync manager registered.
+/// The C side: IgH's shape, one entry of every process data sync manager registered.
+struct CSide {
+    m: *mut Master,
+    d: *mut Domain,
+    pd: *mut u8,
+    out: usize,
+}
+
+fn c_side() -> CSide {
     let mut off = [0u32; 4];
     let mut bit = [0u32; 4];
-    let reg = |position: u16,
-               product: u32,
-               index: u16,
-               subindex: u8,
-               i: usize,
-               o: &mut [u32; 4],
-               b: &mut [u32; 4]| PdoEntryReg {
-        alias: 0,
-        position,
-        vendor_id: 2,
-        product_code: product,
-        index,
-        subindex,
-        offset: &mut o[i],
-        bit_position: &mut b[i],
-    };
-    let regs = [
-        reg(1, 0x07d83052, 0x7000, 1, 0, &mut off, &mut bit),
-        reg(2, 0x03fa3052, 0x6000, 1, 1, &mut off, &mut bit),
-        reg(3, 0x10243052, 0x6411, 1, 2, &mut off, &mut bit),
-        reg(4, 0x0c1e3052, 0x3101, 2, 3, &mut off, &mut bit),
-        PdoEntryReg {
-            alias: 0,
-            position: 0,
-            vendor_id: 0,
-            product_code: 0,
-            index: 0,
-            subindex: 0,
-            offset: std::ptr::null_mut(),
-            bit_position: std::ptr::null_mut(),
-        },
+    let mut regs: Vec<PdoEntryReg> = Vec::new();
+    let entries = [
+        (1, 0x07d83052, 0x7000, 1),
+        (2, 0x03fa3052, 0x6000, 1),
+        (3, 0x10243052, 0x6411, 1),
+        (4, 0x0c1e3052, 0x3101, 2),
     ];
+    for (k, (position, product, index, subindex)) in entries.into_iter().enumerate() {
+        regs.push(PdoEntryReg {
+            alias: 0,
+            position,
+            vendor_id: 2,
+            product_code: product,
+            index,
+            subindex,
+            offset: &mut off[k],
+            bit_position: &mut bit[k],
+        });
+    }
+    regs.push(PdoEntryReg {
+        alias: 0,
+        position: 0,
+        vendor_id: 0,
+        product_code: 0,
+        index: 0,
+        subindex: 0,
+        offset: std::ptr::null_mut(),
+        bit_position: std::ptr::null_mut(),
+    });
     let m = ecrt_request_master(0);
     assert!(!m.is_null(), "no master");
-    // SAFETY: m is a live master from ecrt_request_master; the registration list ends with an
-    // index-0 record and its pointers point into `off`/`bit`, alive for the whole run.
-    let (d, pd) = unsafe {
+    // SAFETY: m is a live master; the registration list ends with an index-0 record and its
+    // pointers point into `off`/`bit`, alive during the call.
+    unsafe {
         let d = ecrt_master_create_domain(m);
         // The coupler too, so both networks run the same states (all in OP).
         assert!(!ethercat::master::ecrt_master_slave_config(m, 0, 0, 2, 0x044c2c52).is_null());
         assert_eq!(ecrt_domain_reg_pdo_entry_list(d, regs.as_ptr()), 0);
         assert_eq!(ecrt_master_activate(m), 0);
-        (d, ecrt_domain_data(d))
-    };
+        CSide {
+            m,
+            d,
+            pd: ecrt_domain_data(d),
+            out: off[0] as usize,
+        }
+    }
+}
 
-    // Rust API: the same network, configured from the SubDevices (the same PDOs).
+fn rust_side() -> Runtime {
     let mut md = MainDevice::open("sim:io").expect("sim:io");
     md.scan().expect("scan");
     let mut rt = md.activate(Activation::default()).expect("activate");
     rt.request_state(AlState::Op);
+    rt
+}
+
+/// One C cycle; returns its duration and the allocations made in it.
+fn c_cycle(c: &CSide, k: u8, count: bool) -> (Duration, u64) {
+    ALLOCS.store(0, Ordering::Relaxed);
+    COUNTING.store(count, Ordering::Relaxed);
+    let t0 = Instant::now();
+    // SAFETY: m and d are live; pd is the domain image, larger than `out`.
+    unsafe {
+        ecrt_master_receive(c.m);
+        ecrt_domain_process(c.d);
+        *c.pd.add(c.out) = k;
+        ecrt_domain_queue(c.d);
+        ecrt_master_send(c.m);
+    }
+    let t = t0.elapsed();
+    COUNTING.store(false, Ordering::Relaxed);
+    (t, ALLOCS.load(Ordering::Relaxed))
+}
+
+/// One Rust cycle.
+fn r_cycle(rt: &mut Runtime, k: u8) -> Duration {
+    let t0 = Instant::now();
+    rt.receive().expect("receive");
+    rt.process();
+    if let Some(o) = rt.domain(0).regions.first().map(|r| r.offset) {
+        rt.domain_mut(0).image_mut()[o] = k;
+    }
+    rt.send().expect("send");
+    t0.elapsed()
+}
+
+fn median(v: &mut [u64]) -> f64 {
+    v.sort_unstable();
+    v[v.len() / 2] as f64
+}
+
+/// Print min/median/avg/p99/max of the durations (ns) in µs.
+fn summary(name: &str, v: &mut [u64]) {
+    v.sort_unstable();
+    let n = v.len().max(1);
+    let avg = v.iter().sum::<u64>() as f64 / n as f64;
+    let pct = |p: f64| v[((n as f64 * p) as usize).min(n - 1)] as f64 / 1e3;
+    println!(
+        "{name:<16} {:>7.2} {:>7.2} {:>7.2} {:>7.2} {:>8.2}",
+        v[0] as f64 / 1e3,
+        pct(0.5),
+        avg / 1e3,
+        pct(0.99),
+        v[n - 1] as f64 / 1e3
+    );
+}
+
+/// Median, quartiles and range of per-round ratios.
+fn spread(r: &mut [f64]) -> String {
+    r.sort_by(f64::total_cmp);
+    let q = |p: f64| r[((r.len() - 1) as f64 * p).round() as usize];
+    format!(
+        "{:.3} (quartiles {:.3}-{:.3}, range {:.3}-{:.3})",
+        q(0.5),
+        q(0.25),
+        q(0.75),
+        r[0],
+        r[r.len() - 1]
+    )
+}
+
+fn main() {
+    let o = opts();
+    std::env::set_var("ECAT_MASTER0", "sim:io");
+    // The C master serves its control socket, as an application's does; a directory of our
+    // own, so another process holding master 0 does not turn it off.
+    let ctl = std::env::temp_dir().join(format!("ecat-bench-{}", std::process::id()));
+    std::env::set_var("ECAT_CONTROL_DIR", &ctl);
+    if o.control {
+        std::env::remove_var("ECAT_CONTROL");
+    } else {
+        std::env::set_var("ECAT_CONTROL", "off");
+    }
+
+    let c = c_side();
+    let mut rt = rust_side();
+    let mut aa = rust_side();
 
     let period = Duration::from_millis(1);
-    let mut next = Instant::now();
-    let mut c_times = Vec::with_capacity(cycles);
-    let mut r_times = Vec::with_capacity(cycles);
     let warmup = 2000;
+    // Cycles at the start of each block that are not counted (the side's first cycles after
+    // the others ran).
+    let settle = (o.cycles / 10).max(1);
+    let mut next = Instant::now();
+    let mut all = [Vec::new(), Vec::new(), Vec::new()];
+    let (mut ratio_c, mut ratio_aa) = (Vec::new(), Vec::new());
     let mut c_allocs = 0;
-    let (mut c_start, mut r_start) = ((0u64, 0u64), (0u64, 0u64));
+    let mut complete = [0usize; 3];
     let mut ds = DomainState::default();
-    let mut complete = (0usize, 0usize);
-    for k in 0..warmup + cycles {
-        next += period;
-        let now = Instant::now();
-        if next > now {
-            std::thread::sleep(next - now);
-        }
-        let measuring = k >= warmup;
-        if k == warmup {
-            // SAFETY: m is live; this thread is the only user.
-            if let Some(crt) = unsafe { (*m).runtime() } {
-                let (_, e, l) = crt.counters();
-                c_start = (l.tx_frames, e.frames_sent);
-            }
-            let (_, e, l) = rt.counters();
-            r_start = (l.tx_frames, e.frames_sent);
-        }
-        // Alternate which side runs first after the wake-up (caches are colder for the first).
-        let c_cycle = || {
-            ALLOCS.store(0, Ordering::Relaxed);
-            COUNTING.store(measuring, Ordering::Relaxed);
-            let t0 = Instant::now();
-            // SAFETY: m and d are live; pd is the domain image of size > off[0].
-            unsafe {
-                ecrt_master_receive(m);
-                ecrt_domain_process(d);
-                *pd.add(off[0] as usize) = k as u8;
-                ecrt_domain_queue(d);
-                ecrt_master_send(m);
-            }
-            let t = t0.elapsed();
-            COUNTING.store(false, Ordering::Relaxed);
-            (t, ALLOCS.load(Ordering::Relaxed))
-        };
-        let mut r_cycle = || {
-            let t0 = Instant::now();
-            rt.receive().expect("receive");
-            rt.process();
-            if let Some(o) = rt.domain(0).regions.first().map(|r| r.offset) {
-                rt.domain_mut(0).image_mut()[o] = k as u8;
-            }
-            rt.send().expect("send");
-            t0.elapsed()
-        };
-        let ((ct, ca), rtime) = if k % 2 == 0 {
-            let c = c_cycle();
-            (c, r_cycle())
+    let mut k = 0usize;
+    for round in 0..=o.rounds {
+        // Round 0 is the warm-up (the bus reaches OP), not counted.
+        let n = if round == 0 {
+            warmup
         } else {
-            let r = r_cycle();
-            (c_cycle(), r)
+            o.cycles + settle
         };
-        c_allocs += ca;
-        if measuring {
-            c_times.push(ct.as_nanos() as u64);
-            r_times.push(rtime.as_nanos() as u64);
-            // SAFETY: d live, ds writable.
-            unsafe { ecrt_domain_state(d, &mut ds) };
-            complete.0 += usize::from(ds.wc_state == ethercat::abi::wc::COMPLETE);
-            complete.1 += usize::from(rt.domain(0).state() == ecat::domain::DomainState::Complete);
+        let mut t: [Vec<u64>; 3] = [
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+        ];
+        for b in 0..3 {
+            // Rotate the order: each side's block comes first, second and third equally often.
+            let side = (b + round) % 3;
+            for i in 0..n {
+                if !o.hot {
+                    next += period;
+                    let now = Instant::now();
+                    if next > now {
+                        std::thread::sleep(next - now);
+                    } else {
+                        next = now;
+                    }
+                }
+                k += 1;
+                let counted = round > 0 && i >= settle;
+                let d = match side {
+                    0 => {
+                        let (d, a) = c_cycle(&c, k as u8, counted);
+                        c_allocs += a;
+                        // SAFETY: d live, ds writable.
+                        unsafe { ecrt_domain_state(c.d, &mut ds) };
+                        complete[0] +=
+                            usize::from(counted && ds.wc_state == ethercat::abi::wc::COMPLETE);
+                        d
+                    }
+                    1 => r_cycle(&mut rt, k as u8),
+                    _ => r_cycle(&mut aa, k as u8),
+                };
+                if counted {
+                    t[side].push(d.as_nanos() as u64);
+                    let ok =
+                        |r: &Runtime| r.domain(0).state() == ecat::domain::DomainState::Complete;
+                    match side {
+                        1 => complete[1] += usize::from(ok(&rt)),
+                        2 => complete[2] += usize::from(ok(&aa)),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        if round == 0 {
+            continue;
+        }
+        let [mc, mr, ma] = [median(&mut t[0]), median(&mut t[1]), median(&mut t[2])];
+        ratio_c.push(mc / mr);
+        ratio_aa.push(ma / mr);
+        for (a, v) in all.iter_mut().zip(t) {
+            a.extend(v);
         }
     }
+    let cycles = o.rounds * o.cycles;
     println!(
-        "sim:io, {cycles} cycles at 1 kHz after {warmup} warm-up cycles, C and Rust interleaved"
+        "sim:io, {} rounds of a block of {} cycles (+{settle} not counted) per side {}, after {warmup} warm-up cycles; C, Rust and Rust again (A/A), block order rotating",
+        o.rounds,
+        o.cycles,
+        if o.hot { "back to back (--hot)" } else { "at 1 kHz" }
     );
-    let c = summary("C API", &mut c_times);
-    let r = summary("Rust API", &mut r_times);
+    println!("task duration [usec]  min  median     avg     p99      max   (all rounds)");
+    summary("C API", &mut all[0]);
+    summary("Rust API", &mut all[1]);
+    summary("Rust API (A/A)", &mut all[2]);
     println!(
-        "ratio C/Rust: median {:.3}, average {:.3} (target <= 1.05)",
-        c.0 / r.0,
-        c.1 / r.1
+        "C/Rust, median of per-round median ratios: {}   (target <= 1.05)",
+        spread(&mut ratio_c)
+    );
+    println!(
+        "A/A Rust/Rust, the same:                   {}   (the noise floor)",
+        spread(&mut ratio_aa)
     );
     println!("heap allocations in the C cyclic calls (receive, process, queue, send): {c_allocs}");
     println!(
-        "cycles with a complete working counter: C {} / Rust {} of {cycles}",
-        complete.0, complete.1
+        "cycles with a complete working counter: C {} / Rust {} / A/A {} of {cycles}",
+        complete[0], complete[1], complete[2]
     );
     // SAFETY: m is live; nothing else uses it now.
-    if let Some(crt) = unsafe { (*m).runtime() } {
-        let frames = |rt: &ecat::runtime::Runtime, start: (u64, u64)| {
-            let (_, e, l) = rt.counters();
-            (
-                (l.tx_frames - start.0) as f64 / cycles as f64,
-                (e.frames_sent - start.1) as f64 / cycles as f64,
-            )
-        };
-        let (c, r) = (frames(crt, c_start), frames(&rt, r_start));
+    if let Some(crt) = unsafe { (*c.m).runtime() } {
         println!(
-            "frames per measured cycle (all / acyclic): C {:.3} / {:.3}, Rust {:.3} / {:.3}",
-            c.0, c.1, r.0, r.1
+            "cyclic frames, bytes per cycle: C {:?}, Rust {:?}",
+            crt.frame_layout(),
+            rt.frame_layout()
         );
     }
     // SAFETY: m is live and released once.
-    unsafe { ecrt_release_master(m) };
+    unsafe { ecrt_release_master(c.m) };
+    let _ = std::fs::remove_dir_all(&ctl);
 }

@@ -1,25 +1,36 @@
 //! The master's control socket (see `ecat::control`): master N serves `masterN.sock` from
 //! `ecrt_request_master`/`ecrt_open_master` until `ecrt_release_master`, so the `ecat` tool
 //! (`ecat slaves -m N`, `upload`, `data`, `config`, `master`, ...) works beside the
-//! application, as IgH's `ethercat` tool does. Before activation it shows the scanned bus;
-//! after activation its bus access rides in the application's acyclic frames.
+//! application, as IgH's `ethercat` tool does. Before activation its bus access runs on the
+//! MainDevice the master shares with it (one request at a time, never beside the
+//! application's own blocking calls); after activation it rides in the application's acyclic
+//! frames.
 
 use crate::log;
 use crate::slave_config::SlaveConfig;
+use ecat::config::SubDeviceConfig;
+use ecat::control::idle::IdleDevice;
 use ecat::control::protocol::{config_to_wire, ConfigRecord};
 use ecat::control::Server;
 use ecat::mailbox::sdo::SdoOp;
 use ecat::SubDevice;
 
-/// Start serving master `index` on `spec`; `None` (and one log line) if the socket cannot be
-/// made: the application runs on without it. `ECAT_CONTROL=off` turns it off.
-pub fn start(index: u32, spec: &str, subs: &[SubDevice]) -> Option<Server> {
+/// Start serving master `index` on `spec` in its configuration phase (the bus requests are
+/// answered on `md`); `None` (and one log line) if the socket cannot be made: the application
+/// runs on without it. `ECAT_CONTROL=off` turns it off.
+pub fn start(
+    index: u32,
+    spec: &str,
+    subs: &[SubDevice],
+    pdos: &[SubDeviceConfig],
+    md: &IdleDevice,
+) -> Option<Server> {
     if matches!(std::env::var("ECAT_CONTROL").as_deref(), Ok("off" | "0")) {
         return None;
     }
     match Server::start(index, spec) {
         Ok(s) => {
-            s.set_idle(subs);
+            s.set_idle(subs, pdos, Some(md.clone()));
             Some(s)
         }
         Err(e) => {

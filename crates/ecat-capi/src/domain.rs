@@ -2,12 +2,14 @@
 //!
 //! Registration assigns offsets at once, as IgH does: the first entry registered from a
 //! (slave configuration, sync manager) pair appends that sync manager's whole data to the
-//! image, and later entries of the same pair land inside it. At activation each such region
-//! is matched with the region ecat's layout gave the same SubDevice and sync manager in the
-//! domain of the same number; the cyclic calls then copy inputs out of (`process`) and outputs
-//! into (`queue`) ecat's image with one `memcpy` per region, allocation-free. Regions of an
-//! unattached configuration have no counterpart: they stay zero and their expected working
-//! counter is added, so the domain reports incomplete, as IgH's does.
+//! image, and later entries of the same pair land inside it. At activation ecat lays its
+//! domain of the same number out at these offsets when it can ([`crate::share`]): the domain
+//! then *is* ecat's image and the cyclic calls copy nothing. Otherwise each region is matched
+//! with the region ecat's layout gave the same SubDevice and sync manager in that domain, and
+//! the cyclic calls copy inputs out of (`process`) and outputs into (`queue`) ecat's image
+//! with one `memcpy` per region, allocation-free. Regions of an unattached configuration have
+//! no counterpart: they stay zero and their expected working counter is added, so the domain
+//! reports incomplete, as IgH's does.
 
 use crate::abi::{self, DomainState, PdoEntryReg};
 use crate::ffi::{arg, arg_mut, errno, guard};
@@ -54,7 +56,10 @@ pub struct Domain {
     pub regions: Vec<Region>,
     /// Image size.
     pub size: usize,
-    /// The image (allocated at activation).
+    /// The image is ecat's (laid out at these offsets, see [`crate::share`]); set at
+    /// activation.
+    pub shared: bool,
+    /// The image when not shared (allocated at activation).
     pub image: Vec<u8>,
     /// Output copies (here → ecat) and input copies (ecat → here).
     pub outputs: Vec<Copy>,
@@ -75,6 +80,7 @@ impl Domain {
             index,
             regions: Vec::new(),
             size: 0,
+            shared: false,
             image: Vec::new(),
             outputs: Vec::new(),
             inputs: Vec::new(),
@@ -210,9 +216,13 @@ pub unsafe extern "C" fn ecrt_domain_data(domain: *const Domain) -> *mut u8 {
         let Some(d) = (unsafe { arg(domain, F, "domain") }) else {
             return std::ptr::null_mut();
         };
-        if !d.master().is_active() {
+        // SAFETY: IgH's threading rule (the application's thread).
+        let Some(rt) = (unsafe { d.master().runtime() }) else {
             log!("{F}: the process data exists after ecrt_master_activate");
             return std::ptr::null_mut();
+        };
+        if d.shared {
+            return rt.domain_mut(d.index).image_mut().as_mut_ptr();
         }
         if d.image.is_empty() {
             return std::ptr::null_mut();
@@ -248,9 +258,11 @@ pub unsafe extern "C" fn ecrt_domain_process(domain: *mut Domain) -> i32 {
         };
         let ed = rt.domain_mut(d.index);
         ed.process();
-        let img = ed.image();
-        for c in &d.inputs {
-            d.image[c.here..c.here + c.len].copy_from_slice(&img[c.there..c.there + c.len]);
+        if !d.shared {
+            let img = ed.image();
+            for c in &d.inputs {
+                d.image[c.here..c.here + c.len].copy_from_slice(&img[c.there..c.there + c.len]);
+            }
         }
         let wkc = ed.wkc();
         let expected = ed.expected_wkc() + d.missing_wkc;
@@ -269,8 +281,8 @@ pub unsafe extern "C" fn ecrt_domain_process(domain: *mut Domain) -> i32 {
     })
 }
 
-/// Queue the domain for the next send: copy the outputs into the frames' image. Allocates
-/// nothing.
+/// Queue the domain for the next send: copy the outputs into the frames' image (nothing to
+/// do when the image is shared). Allocates nothing.
 ///
 /// # Safety
 /// `domain` NULL or live.
@@ -287,6 +299,9 @@ pub unsafe extern "C" fn ecrt_domain_queue(domain: *mut Domain) -> i32 {
             warn_idle(d, F);
             return 0;
         };
+        if d.shared {
+            return 0;
+        }
         let img = rt.domain_mut(d.index).image_mut();
         for c in &d.outputs {
             img[c.there..c.there + c.len].copy_from_slice(&d.image[c.here..c.here + c.len]);

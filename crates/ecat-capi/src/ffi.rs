@@ -14,7 +14,9 @@ macro_rules! log {
     }};
 }
 
-/// Run `f`; if it panics, log where and return `on_panic`.
+/// Run `f`; if it panics, log where and return `on_panic`. Inlined, so an exported function
+/// and its body stay one piece of code (the cyclic calls run cold after every sleep).
+#[inline(always)]
 pub fn guard<T>(what: &str, on_panic: T, f: impl FnOnce() -> T) -> T {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(v) => v,
@@ -36,11 +38,18 @@ pub fn guard<T>(what: &str, on_panic: T, f: impl FnOnce() -> T) -> T {
 /// `p` must be NULL or point to a live `T` that nothing else mutates for `'a`.
 pub unsafe fn arg<'a, T>(p: *const T, func: &str, name: &str) -> Option<&'a T> {
     if p.is_null() {
-        log!("{func}: {name} is NULL");
-        return None;
+        return null_arg(func, name);
     }
     // SAFETY: non-NULL, and the caller guarantees it points to a live T.
     Some(unsafe { &*p })
+}
+
+/// The log line of a NULL argument (out of line: the cyclic calls stay small).
+#[cold]
+#[inline(never)]
+fn null_arg<T>(func: &str, name: &str) -> Option<T> {
+    log!("{func}: {name} is NULL");
+    None
 }
 
 /// Like [`arg`], writable.
@@ -49,8 +58,7 @@ pub unsafe fn arg<'a, T>(p: *const T, func: &str, name: &str) -> Option<&'a T> {
 /// `p` must be NULL or point to a live `T` not otherwise referenced for `'a`.
 pub unsafe fn arg_mut<'a, T>(p: *mut T, func: &str, name: &str) -> Option<&'a mut T> {
     if p.is_null() {
-        log!("{func}: {name} is NULL");
-        return None;
+        return null_arg(func, name);
     }
     // SAFETY: non-NULL, and the caller guarantees exclusive access to a live T.
     Some(unsafe { &mut *p })

@@ -11,7 +11,9 @@
 //!   writes when the application changed them from what the SubDevice had.
 //! - Startup IDNs given for PREOP follow the startup SDOs; those given for SAFEOP become
 //!   commands of the SAFEOP → OP transition, made in SAFEOP before OP is requested (IgH).
-//! - EoE parameters become one set-IP-parameter request after the PREOP IDNs (IgH's order).
+//! - EoE parameters become one set-IP-parameter request after the PREOP IDNs (IgH's order),
+//!   an optional one: a SubDevice that refuses it (or has no EoE) is reported once and goes on
+//!   to OP, as with IgH.
 //! - Distributed clocks are set up when any configuration activates SYNC0
 //!   (`ecrt_slave_config_dc`), with the reference clock as the time master (see [`crate::dc`]);
 //!   SYNC0 runs on exactly the SubDevices whose configuration asked for it (IgH), with the
@@ -20,7 +22,9 @@
 //!   `sync1_cycle` written into 0x09A4 with the SYNC0 cycle (IgH ignores `sync1_shift`).
 //! - Watchdog: `ecrt_slave_config_watchdog`'s non-zero divider and intervals are written to
 //!   0x0400 and 0x0420 in INIT, every time the SubDevice is configured.
-//! - Each C domain's regions are matched to ecat's regions to build the copy lists.
+//! - Each C domain that can be is laid out by ecat at its own offsets and shares ecat's image
+//!   ([`crate::share`]); the others' regions are matched to ecat's regions to build copy
+//!   lists.
 
 use crate::domain::{Copy, Domain};
 use crate::master::{Inner, Master, Phase};
@@ -43,6 +47,7 @@ pub fn activate(m: &Master, inner: &mut Inner) -> Result<(), String> {
     let mut startup: Vec<Vec<SdoOp>> = vec![Vec::new(); n];
     let mut idns: Vec<Vec<MailboxOp>> = vec![Vec::new(); n];
     let mut safeop_idns: Vec<Vec<TransitionCmd>> = vec![Vec::new(); n];
+    let mut optional: Vec<Vec<MailboxOp>> = vec![Vec::new(); n];
     let mut limited = vec![true; n];
     let mut hidden_used = false;
     let mut sync0: Option<(u64, u64)> = None;
@@ -76,7 +81,7 @@ pub fn activate(m: &Master, inner: &mut Inner) -> Result<(), String> {
                 _ => idns[p].push(idn.op.clone().into()),
             }
         }
-        idns[p].extend(crate::eoe::startup_op(&sc.eoe));
+        optional[p].extend(crate::eoe::startup_op(&sc.eoe));
         configs[p] = c;
         limited[p] = false;
         if let Some(dc) = sc.dc {
@@ -86,8 +91,12 @@ pub fn activate(m: &Master, inner: &mut Inner) -> Result<(), String> {
             }
         }
     }
-    let Phase::Idle(mut md) = std::mem::replace(&mut inner.phase, Phase::Orphaned) else {
+    let Phase::Idle(dev) = std::mem::replace(&mut inner.phase, Phase::Orphaned) else {
         return Err("the master is not idle".into());
+    };
+    // Waits for a request of the `ecat` tool the control server may be running on it.
+    let Some(mut md) = ecat::control::idle::lock(&dev).take() else {
+        return Err("the master has no link (a re-scan failed)".into());
     };
     let mut dc = None;
     if let Some((cycle_ns, shift_ns)) = sync0 {
@@ -111,17 +120,26 @@ pub fn activate(m: &Master, inner: &mut Inner) -> Result<(), String> {
         }
     }
     inner.dc = dc.is_some();
+    inner.startup_errors = vec![None; n];
+    let domains = n_domains + usize::from(hidden_used);
+    let mut lay = ecat::domain::layout(md.subdevices(), &configs, domains, 0)
+        .map_err(|e| format!("activation failed: {e}"))?;
+    for &dp in &inner.domains {
+        // SAFETY: owned by the master, alive, and no other reference to it exists now.
+        let d = unsafe { &mut *dp };
+        d.shared = crate::share::relocate(&mut lay, d, md.subdevices());
+    }
     let act = Activation {
         configs: Some(configs),
         startup_sdos: startup,
         startup_ops: idns,
-        domains: n_domains + usize::from(hidden_used),
+        domains,
         target: AlState::Op,
         dc,
         sync0_assign: Some(assign),
         ..Default::default()
     };
-    let mut rt = match md.activate(act) {
+    let mut rt = match md.activate_with_layout(act, lay) {
         Ok(rt) => rt,
         Err(e) => {
             // The MainDevice was consumed: the link is gone. Report and stay orphaned.
@@ -133,6 +151,11 @@ pub fn activate(m: &Master, inner: &mut Inner) -> Result<(), String> {
     for (p, cmds) in safeop_idns.into_iter().enumerate() {
         if !cmds.is_empty() {
             rt.set_transition_cmds(p, cmds);
+        }
+    }
+    for (p, ops) in optional.into_iter().enumerate() {
+        if !ops.is_empty() {
+            rt.set_optional_startup(p, ops);
         }
     }
     for (p, &l) in limited.iter().enumerate() {
@@ -154,10 +177,14 @@ pub fn activate(m: &Master, inner: &mut Inner) -> Result<(), String> {
     for &dp in &inner.domains {
         // SAFETY: owned by the master, alive, and no other reference to it exists now.
         let d = unsafe { &mut *dp };
-        d.image = vec![0; d.size];
         d.outputs.clear();
         d.inputs.clear();
         d.missing_wkc = 0;
+        if d.shared {
+            d.image = Vec::new();
+            continue;
+        }
+        d.image = vec![0; d.size];
         let ed = rt.domain(d.index);
         for r in &d.regions {
             let there = r.position.and_then(|p| ed.region_of(p as u16, r.sm));

@@ -20,6 +20,7 @@
 //! - [`layout`]: IgH's domain layout (offsets known at registration) and its mapping onto
 //!   ecat's domains at activation;
 //! - [`domain`]: `ec_domain_t` and the cyclic domain calls;
+//! - [`share`]: ecat's image laid out at IgH's offsets, so a domain copies nothing;
 //! - [`requests`]: SDO and register requests;
 //! - [`mbx_request`]: what the SoE requests and VoE handlers share (a transfer in the cycle);
 //! - [`soe`]: blocking IDN access, startup IDNs and SoE requests;
@@ -48,6 +49,7 @@ pub mod mbx_request;
 pub mod pdo_config;
 pub mod requests;
 pub mod sdo;
+pub mod share;
 pub mod slave_config;
 pub mod soe;
 pub mod startup;

@@ -2,6 +2,9 @@
 //! `ECAT_INTERFACE` for any master), else `MASTER<N>_DEVICE=` in `/etc/ecat.conf` (the same
 //! shell-style file as IgH's `ethercat.conf`; `ECAT_CONF` names another file). Any link name
 //! ecat accepts works: `eth0`, `raw:eth0`, `mmap:eth0`, `xdp:eth0`, `sim:io`.
+//! The backup device for cable redundancy (IgH's `MASTER<N>_BACKUP`) the same way:
+//! `ECAT_MASTER<N>_BACKUP`, else `MASTER<N>_BACKUP=` in the file (`sim` for a simulated
+//! ring's backup port).
 
 use std::path::Path;
 
@@ -25,6 +28,15 @@ pub fn link_for(index: u32) -> Result<String, String> {
     Err(format!(
         "master {index} has no link configured: set {var}=eth0 (or ECAT_INTERFACE, or {var}=sim:io for the simulated network) or write {key}=eth0 into {conf}"
     ))
+}
+
+/// The backup device of master `index` (cable redundancy), if one is configured.
+pub fn backup_for(index: u32) -> Option<String> {
+    if let Some(v) = env_nonempty(&format!("ECAT_MASTER{index}_BACKUP")) {
+        return Some(v);
+    }
+    let conf = env_nonempty("ECAT_CONF").unwrap_or_else(|| CONF.to_string());
+    conf_value(Path::new(&conf), &format!("MASTER{index}_BACKUP"))
 }
 
 fn env_nonempty(name: &str) -> Option<String> {

@@ -3,7 +3,8 @@
 //!
 //! Phases as in IgH: *idle* (after `ecrt_request_master`: the bus is scanned and every
 //! SubDevice is in PREOP, so blocking SDO calls and the info calls work; the library drives
-//! the [`MainDevice`] inside each blocking call instead of running a thread) and *operation*
+//! the [`MainDevice`] inside each blocking call instead of running a thread, and shares it
+//! behind a mutex with the control server, so the `ecat` tool's requests are answered too) and *operation*
 //! (after `ecrt_master_activate`: a [`Runtime`] that the application's thread drives with
 //! receive / process / queue / send; everything acyclic rides in those frames).
 //!
@@ -18,6 +19,7 @@ use crate::log;
 use crate::requests::RegRequest;
 use crate::slave_config::SlaveConfig;
 use ecat::config::SubDeviceConfig;
+use ecat::control::idle::{self, IdleDevice};
 use ecat::mailbox::service::SdoClient;
 use ecat::runtime::Runtime;
 use ecat::{MainDevice, SubDevice};
@@ -29,8 +31,9 @@ use std::time::Duration;
 
 /// The master's phase.
 pub enum Phase {
-    /// Configuration phase: the bus is scanned and in PREOP.
-    Idle(Box<MainDevice>),
+    /// Configuration phase: the bus is scanned and in PREOP; the MainDevice is shared with the
+    /// control server, which answers the `ecat` tool's bus requests on it.
+    Idle(IdleDevice),
     /// Cyclic phase.
     Active(Box<Runtime>),
     /// Between phases (only while switching; or after a failed re-scan).
@@ -59,6 +62,8 @@ pub struct Inner {
     pub send_interval_us: usize,
     /// Distributed clocks run in the cyclic frames (set at activation).
     pub dc: bool,
+    /// The startup error last logged per SubDevice (see [`crate::startup::log_events`]).
+    pub startup_errors: Vec<Option<String>>,
 }
 
 /// `ec_master_t`.
@@ -184,21 +189,28 @@ fn open_link(index: u32, reserve: bool) -> *mut Master {
             return std::ptr::null_mut();
         }
     };
-    let mut md = match MainDevice::open(&spec) {
+    let backup = crate::link_config::backup_for(index);
+    let opened = match &backup {
+        Some(b) => ecat::link::open_redundant(&spec, b).map(MainDevice::with_link),
+        None => MainDevice::open(&spec),
+    };
+    let mut md = match opened {
         Ok(md) => md,
         Err(e) => {
-            log!("master {index}: cannot open '{spec}': {e}");
+            let with = backup.map_or(String::new(), |b| format!(" with backup '{b}'"));
+            log!("master {index}: cannot open '{spec}'{with}: {e}");
             return std::ptr::null_mut();
         }
     };
     let (subdevices, defaults) = scan_idle(&mut md, &spec);
     let slave_count = AtomicUsize::new(subdevices.len());
-    let control = crate::control::start(index, &spec, &subdevices);
+    let md = idle::share(md);
+    let control = crate::control::start(index, &spec, &subdevices, &defaults, &md);
     let m = Master {
         index,
         spec,
         inner: UnsafeCell::new(Inner {
-            phase: Phase::Idle(Box::new(md)),
+            phase: Phase::Idle(md),
             subdevices,
             defaults,
             configs: Vec::new(),
@@ -208,6 +220,7 @@ fn open_link(index: u32, reserve: bool) -> *mut Master {
             reserved: reserve,
             send_interval_us: 0,
             dc: false,
+            startup_errors: Vec::new(),
         }),
         sdo_client: Mutex::new(None),
         slave_count,
@@ -621,13 +634,14 @@ pub unsafe extern "C" fn ecrt_master_deactivate(master: *mut Master) -> i32 {
         let mut md = MainDevice::with_link(rt.into_link());
         let (subs, defaults) = scan_idle(&mut md, &m.spec);
         m.slave_count.store(subs.len(), Ordering::Relaxed);
+        let md = idle::share(md);
         if let Some(c) = &m.control {
-            c.set_idle(&subs);
+            c.set_idle(&subs, &defaults, Some(md.clone()));
             c.set_configs(Vec::new());
         }
         inner.subdevices = subs;
         inner.defaults = defaults;
-        inner.phase = Phase::Idle(Box::new(md));
+        inner.phase = Phase::Idle(md);
         0
     })
 }
@@ -654,6 +668,14 @@ pub unsafe extern "C" fn ecrt_master_set_send_interval(
     })
 }
 
+/// The log line of a cyclic call before activation (out of line: the cyclic calls stay small).
+#[cold]
+#[inline(never)]
+fn not_active(f: &str, index: u32) -> i32 {
+    log!("{f}: master {index} is not active; call ecrt_master_activate first");
+    errno::EPERM
+}
+
 /// Send the cyclic frames and at most one acyclic frame. Allocates nothing.
 ///
 /// # Safety
@@ -669,14 +691,15 @@ pub unsafe extern "C" fn ecrt_master_send(master: *mut Master) -> i32 {
         // SAFETY: IgH's threading rule.
         let inner = unsafe { m.inner() };
         let Phase::Active(rt) = &mut inner.phase else {
-            log!(
-                "{F}: master {} is not active; call ecrt_master_activate first",
-                m.index
-            );
-            return errno::EPERM;
+            return not_active(F, m.index);
         };
-        crate::requests::submit_reg_requests(rt, &inner.reg_requests);
-        m.cyclic_thread.store(current_thread(), Ordering::Relaxed);
+        if !inner.reg_requests.is_empty() {
+            crate::requests::submit_reg_requests(rt, &inner.reg_requests);
+        }
+        let me = current_thread();
+        if m.cyclic_thread.load(Ordering::Relaxed) != me {
+            m.cyclic_thread.store(me, Ordering::Relaxed);
+        }
         match rt.send() {
             Ok(()) => 0,
             Err(_) => errno::EIO,
@@ -699,14 +722,13 @@ pub unsafe extern "C" fn ecrt_master_receive(master: *mut Master) -> i32 {
         // SAFETY: IgH's threading rule.
         let inner = unsafe { m.inner() };
         let Phase::Active(rt) = &mut inner.phase else {
-            log!(
-                "{F}: master {} is not active; call ecrt_master_activate first",
-                m.index
-            );
-            return errno::EPERM;
+            return not_active(F, m.index);
         };
         let r = rt.receive();
-        crate::requests::collect_reg_requests(rt, &inner.reg_requests);
+        if !inner.reg_requests.is_empty() {
+            crate::requests::collect_reg_requests(rt, &inner.reg_requests);
+        }
+        crate::startup::log_events(rt, &mut inner.startup_errors);
         match r {
             Ok(()) => 0,
             Err(_) => errno::EIO,

@@ -100,8 +100,14 @@ pub(crate) fn mailbox_transfer(
         None => {
             // SAFETY: IgH's threading rule: before activation only the configuring thread
             // calls in.
-            match &mut unsafe { m.inner() }.phase {
-                Phase::Idle(md) => md.mailbox(position as usize, op),
+            let dev = match &unsafe { m.inner() }.phase {
+                Phase::Idle(dev) => Some(dev.clone()),
+                _ => None,
+            };
+            // The control server may hold the MainDevice for a request of the tool: wait.
+            let mut md = dev.as_ref().map(ecat::control::idle::lock);
+            match md.as_deref_mut() {
+                Some(Some(md)) => md.mailbox(position as usize, op),
                 _ => {
                     log!("{f}: master {} has no link (a re-scan failed)", m.index);
                     return Err(errno::EIO);

@@ -4,13 +4,68 @@
 //! Emergencies arrive in the runtime's SDO service (a slave sends them in its mailbox, which
 //! the master reads while serving transfers); they are moved into the ring of the
 //! configuration attached to that slave when the application looks at the ring.
+//!
+//! A startup request that fails is logged once ([`log_events`]), not at each of the
+//! supervisor's retries.
 
 use crate::ffi::{arg, errno, guard};
 use crate::log;
 use crate::master::Phase;
 use crate::slave_config::{idle_or, sc_or, SlaveConfig};
 use ecat::mailbox::sdo::SdoOp;
+use ecat::runtime::Runtime;
+use ecat::supervisor::Event;
+use ecat_wire::al::AlState;
 use std::collections::VecDeque;
+
+/// `who: ` in front of an error that does not name its SubDevice already.
+struct Named<'a>(&'a ecat::error::Who, &'a str);
+
+impl std::fmt::Display for Named<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.1.contains("SubDevice ") {
+            return Ok(());
+        }
+        write!(f, "{}: ", self.0)
+    }
+}
+
+/// Log the supervisor's startup problems, each once: a failed startup request (SDO, IDN, ...)
+/// when it first fails, not at every retry from INIT (`last[p]` keeps SubDevice p's last
+/// logged error until it reaches OP); a passed-over optional request (EoE IP parameters) once
+/// per configuration. Other events are not logged. Allocates nothing (the event's own text is
+/// kept), so it runs in `ecrt_master_receive`.
+pub fn log_events(rt: &mut Runtime, last: &mut [Option<String>]) {
+    while let Some(e) = rt.next_event() {
+        match e {
+            Event::StartupFailed { who, error, .. } => {
+                let Some(slot) = last.get_mut(who.position as usize) else {
+                    continue;
+                };
+                if slot.as_ref() != Some(&error) {
+                    log!("{}{error}; it stays out of OP and is configured again from INIT until this succeeds (logged once)", Named(&who, &error));
+                    *slot = Some(error);
+                }
+            }
+            Event::StartupSkipped { who, error, .. } => {
+                log!(
+                    "{}{error}; it goes on to OP without it",
+                    Named(&who, &error)
+                )
+            }
+            Event::Reached {
+                who,
+                state: AlState::Op,
+                ..
+            } => {
+                if let Some(slot) = last.get_mut(who.position as usize) {
+                    *slot = None;
+                }
+            }
+            _ => {}
+        }
+    }
+}
 
 /// The CoE emergency ring.
 #[derive(Debug, Default)]

@@ -151,6 +151,14 @@ fn eoe_parameters_at_configuration_and_bad_input() {
     let after = rest.split("MARK release").next().unwrap_or("");
     let after = after.split_once("MARK ").map_or("", |(_, a)| a);
     check_marks(&format!("MARK {after}"));
+    // Between activation and the next marker: the EL3102's EoE request passed over once, the
+    // servo's refused startup SDO logged once although it was tried at least three times.
+    let cycling = rest.split("MARK ").next().unwrap_or("");
+    let count = |what: &str| cycling.lines().filter(|l| l.contains(what)).count();
+    assert_eq!(count("goes on to OP without it"), 1, "{cycling}");
+    assert_eq!(count("EL3102"), 1, "{cycling}");
+    assert_eq!(count("stays out of OP"), 1, "{cycling}");
+    assert_eq!(count("0x2FFF"), 1, "{cycling}");
 }
 
 #[test]

@@ -26,6 +26,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// The tests here cycle in real time: one at a time (the idle one's cycling would load the
+/// CPU under the veth one's timing).
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// CLOCK_MONOTONIC now (ns), comparable across processes.
 fn mono_ns() -> i64 {
     let mut t = libc::timespec {
@@ -130,6 +134,7 @@ fn tool(ecat: &PathBuf, ctl: &PathBuf, args: &[&str]) -> (bool, String) {
 
 #[test]
 fn ecat_tool_beside_a_c_program_over_veth() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     if !netns::is_root() {
         println!("skipped: needs root (veth pair and network namespace)");
         return;
@@ -274,4 +279,136 @@ fn ecat_tool_beside_a_c_program_over_veth() {
     );
     let _ = std::fs::remove_file(&done);
     drop(v);
+}
+
+/// Wait until `f` holds (polling every 50 ms) or `secs` pass.
+fn wait_for(secs: u64, mut f: impl FnMut() -> bool) -> bool {
+    let until = Instant::now() + Duration::from_secs(secs);
+    while Instant::now() < until {
+        if f() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+/// IgH's tool works in the configuration phase too: `tests/capi/idle_tool.c` requests master
+/// 0 on the in-process `sim:io` network and stays idle (making blocking SDO uploads of its
+/// own) while `ecat slaves`, `upload`, `reg read`, `sii read`, `pdos`, `states` and `data`
+/// `-m 0` answer through its control socket; then it activates, and the same tool reaches the
+/// cycling master. Needs the `ecat` binary of the same build (no root).
+#[test]
+fn ecat_tool_before_activation() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if common::missing(&["cc"]) {
+        return;
+    }
+    let Some(ecat) = ecat_binary() else {
+        let msg = format!(
+            "the ecat binary is not built in {} (cargo build -p ecat-cli)",
+            common::target_dir().display()
+        );
+        assert!(std::env::var("CI").is_err(), "{msg}");
+        println!("skipped: {msg}");
+        return;
+    };
+    let src = common::workspace().join("tests/capi/idle_tool.c");
+    let exe = common::scratch("capi").join("idle_tool");
+    common::compile(&[src], &exe, &[]);
+    let dir = common::scratch("capi").join(format!("idle{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let ctl = dir.join("ctl");
+    let app = Command::new(&exe)
+        .env_remove("ECAT_INTERFACE")
+        .env("ECAT_CONF", "/nonexistent/ecat.conf")
+        .env("ECAT_MASTER0", "sim:io")
+        .env("ECAT_CONTROL_DIR", &ctl)
+        .env("IDLE_TOOL_DIR", &dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start idle_tool");
+    let mut app = Reap(app);
+    let running = |app: &mut Reap| app.0.try_wait().ok().flatten().is_none();
+    assert!(
+        wait_for(30, || ctl.join("master0.sock").exists()
+            || !running(&mut app)),
+        "the program's control socket did not appear"
+    );
+    let problems = std::cell::RefCell::new(Vec::new());
+    let expect = |args: &[&str], want: &[&str]| {
+        let (ok, out) = tool(&ecat, &ctl, args);
+        println!("$ ecat {}\n{out}", args.join(" "));
+        if !ok || want.iter().any(|w| !out.contains(w)) {
+            problems
+                .borrow_mut()
+                .push(format!("ecat {} (wanted {want:?}):\n{out}", args.join(" ")));
+        }
+        out
+    };
+    expect(&["master", "-m", "0"], &["Phase: Idle"]);
+    let slaves = expect(&["slaves", "-m", "0"], &["EL3102", "PREOP"]);
+    assert_eq!(slaves.lines().count(), 5, "{slaves}");
+    expect(
+        &["upload", "-m", "0", "-p", "3", "0x1018", "1"],
+        &["0x00000002"],
+    );
+    // AL status of the coupler: PREOP.
+    expect(
+        &["reg", "read", "-m", "0", "-p", "0", "0x0130", "2"],
+        &["0x02"],
+    );
+    expect(&["sii", "read", "-m", "0", "-p", "4"], &[]);
+    expect(&["pdos", "-m", "0", "-p", "4"], &["0x1a00"]);
+    // No domain exists before activation: one sentence saying so.
+    let (ok, data) = tool(&ecat, &ctl, &["data", "-m", "0"]);
+    if ok || !data.contains("configuration phase") {
+        problems
+            .borrow_mut()
+            .push(format!("ecat data -m 0 before activation:\n{data}"));
+    }
+    expect(&["states", "-m", "0", "-p", "4", "INIT"], &["INIT"]);
+    let after = expect(&["slaves", "-m", "0"], &[]);
+    let line4 = after.lines().nth(4).unwrap_or("");
+    if !line4.contains("INIT") {
+        problems.borrow_mut().push(format!(
+            "SubDevice 4 is not in INIT after ecat states:\n{after}"
+        ));
+    }
+    // Activation (SubDevice 4 included, from INIT) and the tool on the cycling master.
+    std::fs::write(dir.join("go"), b"").unwrap();
+    let operating = wait_for(30, || {
+        !running(&mut app)
+            || tool(&ecat, &ctl, &["master", "-m", "0"])
+                .1
+                .contains("Operation")
+    });
+    if operating && running(&mut app) {
+        wait_for(30, || {
+            let (_, s) = tool(&ecat, &ctl, &["slaves", "-m", "0"]);
+            s.lines().filter(|l| l.contains("OP")).count() == 5 || !running(&mut app)
+        });
+        expect(&["slaves", "-m", "0"], &["OP"]);
+        expect(
+            &["upload", "-m", "0", "-p", "3", "0x1018", "1"],
+            &["0x00000002"],
+        );
+        expect(&["data", "-m", "0"], &["complete"]);
+    }
+    std::fs::write(dir.join("end"), b"").unwrap();
+    let o = std::mem::replace(
+        &mut app.0,
+        Command::new("true").spawn().expect("spawn true"),
+    )
+    .wait_with_output()
+    .expect("wait for idle_tool");
+    let out = String::from_utf8_lossy(&o.stdout);
+    println!("{out}{}", String::from_utf8_lossy(&o.stderr));
+    assert!(operating, "the master did not reach the operation phase");
+    let problems = problems.into_inner();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(o.status.success(), "idle_tool failed: {out}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

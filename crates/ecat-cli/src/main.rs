@@ -8,6 +8,7 @@
 mod cmd;
 mod datatype;
 mod esi_fill;
+mod hotfile;
 mod output;
 mod pdofile;
 mod plot;

@@ -8,6 +8,8 @@
 //! - [`library`]: ESI directories (`ECAT_ESI_PATH`, `--esi-dir`) indexed by vendor, product,
 //!   revision and type name, parsed lazily.
 //! - [`sii_build`]: SII EEPROM images built from a [`Device`].
+//! - [`sii_diff`]: what separates a built image from a real EEPROM, by class (per-unit data,
+//!   ESI edition, undocumented).
 //!
 //! ```no_run
 //! use ecat_config::{DeviceLibrary, build_sii};
@@ -22,11 +24,13 @@ pub mod error;
 pub mod esi;
 pub mod library;
 pub mod sii_build;
+pub mod sii_diff;
 
 pub use eni::Eni;
 pub use error::{Error, Result};
 pub use esi::{Device, EsiFile};
 pub use library::{DeviceLibrary, DeviceRef, ESI_PATH_ENV};
 pub use sii_build::{
-    build_sii, build_sii_detailed, build_sii_with, latin1, BuiltSii, PdoContent, SiiOptions,
+    build_sii, build_sii_detailed, build_sii_with, latin1, sync_unit_bytes, BuiltSii, PdoContent,
+    SiiOptions,
 };

@@ -3,14 +3,24 @@
 //! Layout, following what Beckhoff writes into its terminals: fixed area (ConfigData →
 //! words 0–6, CRC in word 7, identity, bootstrap and standard mailbox from the `BootStrap` and
 //! mailbox SyncManagers, protocol word, EEPROM size from `ByteSize`, version 1), then STRINGS,
-//! GENERAL, FMMU, SYNCM, TXPDO, RXPDO and DC categories, then END. The string table starts
-//! with order number, group type, group name and device name (the order Beckhoff uses), then
-//! PDO, entry and DC mode names, each stored once. GENERAL carries the CoE/FoE/EoE details,
-//! the mailbox data-link-layer and not-LRW flags, the E-bus current, the port types and the
-//! identification (`IdentificationAdo` → IdentPhyM and its address, `IdentificationReg134` →
-//! IdentALSts). Not written: the SYNCUNIT category (43), which Beckhoff's tool writes for
-//! devices whose ESI has an `<Su>` element, as no source we have documents its encoding. SII strings are ISO 8859-1: characters
-//! outside Latin-1 become `?`. The bytes are laid out by `ecat-wire`'s [`SiiWriter`].
+//! GENERAL, FMMU, SYNCM, SYNCUNIT, TXPDO, RXPDO and DC categories, then END. The string table
+//! starts with order number, group type, group name and device name (the order Beckhoff
+//! uses), then PDO, entry and DC mode names, each stored once. GENERAL carries the
+//! CoE/FoE/EoE details, the mailbox data-link-layer and not-LRW flags, the E-bus current, the
+//! port types and the identification (`IdentificationAdo` → IdentPhyM and its address,
+//! `IdentificationReg134` → IdentALSts). Odd-length categories are padded with 0xFF and the
+//! EEPROM past END is erased (0xFF, [`BuiltSii::padded`]), as in Beckhoff's EEPROMs. SII
+//! strings are ISO 8859-1: characters outside Latin-1 become `?`. The bytes are laid out by
+//! `ecat-wire`'s [`SiiWriter`].
+//!
+//! SYNCUNIT (category 43) has no documented encoding in our sources. Real Beckhoff EEPROMs
+//! whose ESI has one `<Su FrameRepeatSupport="1"/>` (EL2004, EL2828, EL2889 dumps in
+//! `testdata/sii`) carry it as one byte 0xF0 per unit (then the 0xFF pad), and devices without
+//! `<Su>` (the EK1100) carry none; the builder writes exactly that, and nothing for the other
+//! `<Su>` forms (bare `<Su/>` lists of oversampling terminals), whose bytes we have never seen.
+//! Not written either: GENERAL byte 4 (Beckhoff writes 0x02 on couplers, 0x0C on terminals;
+//! no source says what it means) and the per-unit production data (words 0x20–0x22, device
+//! specific categories 1–9).
 
 use crate::error::{Error, Result};
 use crate::esi::{Device, FmmuKind, Pdo, SmKind};
@@ -29,6 +39,9 @@ pub struct SiiOptions {
     /// Serial number for words 0x0E–0x0F.
     pub serial: u32,
 }
+
+/// The SYNCUNIT byte of a unit with `FrameRepeatSupport` (see the module note).
+pub const SYNC_UNIT_FRAME_REPEAT: u8 = 0xF0;
 
 impl Default for SiiOptions {
     fn default() -> Self {
@@ -66,6 +79,25 @@ pub struct BuiltSii {
     pub dc_names: bool,
     /// The EEPROM size it was fitted to (`ByteSize`, else [`DEFAULT_EEPROM_BYTES`]).
     pub eeprom_bytes: u32,
+}
+
+impl BuiltSii {
+    /// The whole EEPROM content: the image followed by erased bytes (0xFF) up to
+    /// [`BuiltSii::eeprom_bytes`], as a real EEPROM reads.
+    pub fn padded(&self) -> Vec<u8> {
+        let mut out = self.image.clone();
+        if out.len() < self.eeprom_bytes as usize {
+            out.resize(self.eeprom_bytes as usize, 0xFF);
+        }
+        out
+    }
+}
+
+/// The SYNCUNIT payload of `device`, when the builder writes one (see the module note).
+pub fn sync_unit_bytes(device: &Device) -> Option<Vec<u8>> {
+    let units = &device.sync_units;
+    (!units.is_empty() && units.iter().all(|u| u.frame_repeat_support))
+        .then(|| vec![SYNC_UNIT_FRAME_REPEAT; units.len()])
 }
 
 /// Build the SII image of `device` with default options (English names, serial 0).
@@ -289,7 +321,9 @@ fn layout(
     // Lay it out in a buffer large enough for anything, then check it fits the EEPROM.
     let mut buf = vec![0xFFu8; (byte_size as usize).max(64 * 1024)];
     let too_big = |_| fail("the categories do not fit 64 KiB".into());
-    let mut w = SiiWriter::new(&mut buf, &fixed).map_err(too_big)?;
+    let mut w = SiiWriter::new(&mut buf, &fixed)
+        .map_err(too_big)?
+        .with_padding(0xFF);
     w.strings(&st.items).map_err(too_big)?;
     w.general(&general).map_err(too_big)?;
     if !fmmus.is_empty() {
@@ -297,6 +331,9 @@ fn layout(
     }
     if !sms.is_empty() {
         w.sync_managers(&sms).map_err(too_big)?;
+    }
+    if let Some(units) = sync_unit_bytes(device) {
+        w.raw(CategoryType::SyncUnit, &units).map_err(too_big)?;
     }
     for (kind, cat) in [
         (CategoryType::TxPdo, &tx_cat),

@@ -1,11 +1,14 @@
 //! SII images built from Beckhoff's ESI files against the EEPROM dumps of real terminals:
 //! identity, mailbox, SyncManagers, FMMUs, PDOs, general data and strings are compared field by
 //! field through `ecat-wire`'s SII parser. What a real EEPROM carries that the ESI does not is
-//! listed in `expected_differences` with the reason.
+//! listed in `expected_differences` with the reason. Then byte for byte: the built image with
+//! the known classes of content adopted from the dump (`ecat_config::sii_diff`: per-unit data,
+//! ESI edition, undocumented) must be the whole 2048-byte dump, every difference listed.
 
 mod common;
 
-use ecat_config::{build_sii_with, EsiFile, SiiOptions};
+use ecat_config::sii_diff::{explain, KNOWN_EDITION_STRINGS};
+use ecat_config::{build_sii_detailed, EsiFile, SiiOptions};
 use ecat_wire::sii::{CategoryType, FixedAreaRepr, Sii};
 use std::collections::BTreeSet;
 
@@ -153,35 +156,30 @@ fn differences(real: &[u8], built: &[u8]) -> BTreeSet<String> {
 
 /// What the real EEPROMs hold that the ESI does not describe, and why.
 fn expected_differences(dump: &str) -> Vec<(&'static str, &'static str)> {
-    // Category 43 (SYNCUNIT) is written by Beckhoff's tool for the revisions whose ESI has an
-    // `<Su FrameRepeatSupport="1"/>` element (the EK1100 has neither); no source we have
-    // documents how `Su` is encoded, so the builder does not write it.
-    let syncunit =
-        "SYNCUNIT category 43 (from the ESI's <Su> element) is written by Beckhoff's EEPROM tool; its encoding is not documented in our sources";
+    const BYTE4: &str = "reserved byte 4 of GENERAL, written by Beckhoff's tool (0x02 couplers, 0x0C terminals); no source says what it means";
+    const EDITION: &str = "the ESI's group name was corrected (typo 'Ausgangklemmen') after this terminal was programmed";
     match dump {
         "ek1100-eeprom-dump.bin" => vec![
             ("reserved word 0x20: real 0x0006 / built -", "production data (words 0x20-0x22) written at the factory, not in the ESI"),
             ("reserved word 0x21: real 0x001a / built -", "production data"),
             ("reserved word 0x22: real 0x8a0e / built -", "production data"),
-            ("general.byte4: real 0x02 / built 0x00", "reserved byte 4 of GENERAL, written by Beckhoff's tool, no ESI source"),
+            ("general.byte4: real 0x02 / built 0x00", BYTE4),
         ],
         "el2004-eeprom-dump.bin" => vec![
-            ("categories: real 10,30,40,41,43,51 / built 10,30,40,41,51", syncunit),
-            ("general.byte4: real 0x0c / built 0x00", "reserved byte 4 of GENERAL, written by Beckhoff's tool, no ESI source"),
-            ("general.group2: real \"Digitale Ausgangklemmen (EL2xxx)\" / built \"Digitale Ausgangsklemmen (EL2xxx)\"", "the ESI's group name was corrected (typo 'Ausgangklemmen') after this terminal was programmed"),
+            ("general.byte4: real 0x0c / built 0x00", BYTE4),
+            ("general.group2: real \"Digitale Ausgangklemmen (EL2xxx)\" / built \"Digitale Ausgangsklemmen (EL2xxx)\"", EDITION),
         ],
         "el2828.bin" => vec![
-            ("categories: real 3,10,30,40,41,43,51 / built 10,30,40,41,51", "category 3 (device specific: production/serial data) and SYNCUNIT (43) are written by Beckhoff's tool, not in the ESI"),
+            ("categories: real 3,10,30,40,41,43,51 / built 10,30,40,41,43,51", "category 3 (device specific: this unit's production record) is written at the factory, not in the ESI"),
             ("reserved word 0x21: real 0x0004 / built -", "production data (words 0x21-0x22) written at the factory"),
             ("reserved word 0x22: real 0x9d95 / built -", "production data"),
-            ("general.byte4: real 0x0c / built 0x00", "reserved byte 4 of GENERAL, no ESI source"),
+            ("general.byte4: real 0x0c / built 0x00", BYTE4),
         ],
         "el2889.bin" => vec![
-            ("categories: real 10,30,40,41,43,51 / built 10,30,40,41,51", syncunit),
             ("reserved word 0x21: real 0x0005 / built -", "production data (words 0x21-0x22) written at the factory"),
             ("reserved word 0x22: real 0xb48f / built -", "production data"),
-            ("general.byte4: real 0x0c / built 0x00", "reserved byte 4 of GENERAL, no ESI source"),
-            ("general.group2: real \"Digitale Ausgangklemmen (EL2xxx)\" / built \"Digitale Ausgangsklemmen (EL2xxx)\"", "the ESI's group name was corrected after this terminal was programmed"),
+            ("general.byte4: real 0x0c / built 0x00", BYTE4),
+            ("general.group2: real \"Digitale Ausgangklemmen (EL2xxx)\" / built \"Digitale Ausgangsklemmen (EL2xxx)\"", EDITION),
         ],
         _ => vec![],
     }
@@ -207,7 +205,13 @@ fn images_from_esi_match_real_eeproms() {
         let real = std::fs::read(sii_dir.join(dump)).unwrap();
         let rev = FixedAreaRepr::parse(&real).unwrap().revision;
         let dev = esi.device(ty, Some(rev)).unwrap();
-        let built = build_sii_with(dev, &opts).unwrap();
+        let built = build_sii_detailed(dev, &opts).unwrap();
+        assert_eq!(
+            built.eeprom_bytes as usize,
+            real.len(),
+            "{dump}: EEPROM size"
+        );
+        let built = built.padded();
         let diffs = differences(&real, &built);
         let expected = expected_differences(dump);
         let expected_keys: BTreeSet<String> = expected.iter().map(|(d, _)| d.to_string()).collect();
@@ -222,6 +226,19 @@ fn images_from_esi_match_real_eeproms() {
         }
         for d in diffs.symmetric_difference(&expected_keys) {
             failures.push(format!("{dump}: {d}"));
+        }
+        // Byte for byte: the built image plus the known classes is the real EEPROM.
+        match explain(&built, &real, KNOWN_EDITION_STRINGS) {
+            Ok(list) => {
+                println!(
+                    "  byte for byte, {} differences, all classified:",
+                    list.len()
+                );
+                for (class, what) in list {
+                    println!("    [{}] {what}", class.name());
+                }
+            }
+            Err(e) => failures.push(format!("{dump}: {e}")),
         }
     }
     assert!(

@@ -19,21 +19,35 @@ use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
 /// An event as Python gets it: (kind, position, message, code, data). Kinds: lost, found,
-/// reached, refused (code: AL status code), startup_failed, wrong_device, emergency (code:
-/// the emergency error code; data: error register and the 5 manufacturer bytes).
+/// reached, refused (code: AL status code), startup_failed, startup_skipped (an optional
+/// startup request failed and was passed over), wrong_device, group_connected,
+/// group_disconnected, group_ready (position: the group head's; code: the group number),
+/// emergency (code: the emergency error code; data: error register and the 5 manufacturer
+/// bytes).
 pub type QueuedEvent = (&'static str, u16, String, u32, Vec<u8>);
 
 fn queued(e: Event) -> QueuedEvent {
     let msg = e.to_string();
-    let (kind, who, code) = match e {
-        Event::Lost { who, .. } => ("lost", who, 0),
-        Event::Found { who, .. } => ("found", who, 0),
-        Event::Reached { who, .. } => ("reached", who, 0),
-        Event::Refused { who, code, .. } => ("refused", who, code.0 as u32),
-        Event::StartupFailed { who, .. } => ("startup_failed", who, 0),
-        Event::WrongDevice { who, .. } => ("wrong_device", who, 0),
+    let group = |kind, g: usize, m: std::ops::Range<usize>| (kind, m.start as u16, g as u32);
+    let (kind, position, code) = match e {
+        Event::Lost { who, .. } => ("lost", who.position, 0),
+        Event::Found { who, .. } => ("found", who.position, 0),
+        Event::Reached { who, .. } => ("reached", who.position, 0),
+        Event::Refused { who, code, .. } => ("refused", who.position, code.0 as u32),
+        Event::StartupFailed { who, .. } => ("startup_failed", who.position, 0),
+        Event::StartupSkipped { who, .. } => ("startup_skipped", who.position, 0),
+        Event::WrongDevice { who, .. } => ("wrong_device", who.position, 0),
+        Event::GroupConnected {
+            group: g, members, ..
+        } => group("group_connected", g, members),
+        Event::GroupDisconnected {
+            group: g, members, ..
+        } => group("group_disconnected", g, members),
+        Event::GroupReady {
+            group: g, members, ..
+        } => group("group_ready", g, members),
     };
-    (kind, who.position, msg, code, Vec::new())
+    (kind, position, msg, code, Vec::new())
 }
 
 /// A query or request from Python, run on the Runtime at the next cycle.

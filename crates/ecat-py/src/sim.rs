@@ -296,8 +296,9 @@ impl PyNetwork {
         Ok(())
     }
 
-    /// Schedule `action` ("unplug", "replug", "replug_power_cycled", "power_cycle") on the
-    /// SubDevice at `position` at network time `at_ns`.
+    /// Schedule `action` ("unplug", "replug", "replug_power_cycled", "power_cycle", or for the
+    /// branch headed there "disconnect", "connect") on the SubDevice at `position` at network
+    /// time `at_ns`.
     fn schedule(&self, at_ns: u64, action: &str, position: usize) -> PyResult<()> {
         let action = match action {
             "unplug" => EventAction::Unplug,
@@ -306,9 +307,11 @@ impl PyNetwork {
             },
             "replug_power_cycled" => EventAction::Replug { power_cycled: true },
             "power_cycle" => EventAction::PowerCycle,
+            "disconnect" => EventAction::Disconnect,
+            "connect" => EventAction::Connect,
             other => {
                 return Err(crate::errors::SimError::new_err(format!(
-                "unknown action '{other}': use unplug, replug, replug_power_cycled or power_cycle"
+                "unknown action '{other}': use unplug, replug, replug_power_cycled, power_cycle, disconnect or connect"
             )))
             }
         };

@@ -82,6 +82,10 @@ impl Network {
                 EventAction::Unplug => self.unplug(e.position),
                 EventAction::Replug { power_cycled } => self.replug(e.position, power_cycled),
                 EventAction::PowerCycle => self.power_cycle(e.position),
+                EventAction::Break { with } => self.break_cable(e.position, with),
+                EventAction::Heal { with } => self.heal_cable(e.position, with),
+                EventAction::Disconnect => self.disconnect(e.position),
+                EventAction::Connect => self.connect(e.position),
             };
         }
     }

@@ -6,7 +6,7 @@
 //! the ENI says about it: an SII built
 //! (with `ecat_config::build_sii`) from a synthetic ESI `Device` holding its identity, mailbox
 //! SyncManagers (from `Mailbox/Send`/`Recv`), process data SyncManagers, every PDO the ENI
-//! lists and its DC activation; and, when it has CoE, an object dictionary built at run time
+//! lists and its DC activation (with a free-run mode beside it); and, when it has CoE, an object dictionary built at run time
 //! with the identity, the SM types, a mapping object per PDO, the assignment objects
 //! (0x1C12/0x1C13...) holding the ENI's assignment — all writable in PREOP — the objects the
 //! PDO entries name (PDO-mappable both ways) and any object a CoE init command writes, so the
@@ -288,6 +288,7 @@ pub fn device_of(s: &Slave) -> Device {
         },
         fmmus,
         sms,
+        sync_units: Vec::new(),
         pdos,
         mailbox: s.mailbox.as_ref().map(|_| Mailbox {
             data_link_layer: false,
@@ -304,14 +305,24 @@ pub fn device_of(s: &Slave) -> Device {
             soe: has("SoE"),
             voe: has("VoE"),
         }),
+        // The ENI's DC activation, and a free-run mode beside it: the ENI says how the
+        // device was configured, not that it cannot run without DC (the simulator refuses
+        // SAFEOP without SYNC0 only to devices whose every DC mode needs it).
         dc: match s.dc {
-            Some(dc) if activation != 0 => vec![DcOpMode {
-                name: "DC".into(),
-                desc: "DC (from the ENI)".into(),
-                assign_activate: activation,
-                sync0_cycle: dc.cycle_time0.unwrap_or(0),
-                ..Default::default()
-            }],
+            Some(dc) if activation != 0 => vec![
+                DcOpMode {
+                    name: "DC".into(),
+                    desc: "DC (from the ENI)".into(),
+                    assign_activate: activation,
+                    sync0_cycle: dc.cycle_time0.unwrap_or(0),
+                    ..Default::default()
+                },
+                DcOpMode {
+                    name: "FreeRun".into(),
+                    desc: "free run (the ENI does not say whether the device needs DC)".into(),
+                    ..Default::default()
+                },
+            ],
             _ => Vec::new(),
         },
         // A slave without a mailbox has no firmware behind its ESC: device emulation (PDI
@@ -345,7 +356,7 @@ fn ensure(od: &mut Od, index: u16, sub: u8, bits: u16, dtype: DataType, acc: u16
     let mut e = Entry::new_int(sub, name, dtype, acc, 0);
     e.bits = bits;
     e.value = vec![0; (bits as usize).div_ceil(8).max(1)];
-    e.default = e.value.clone();
+    e.default = e.value.as_slice().into();
     match od.object_mut(index) {
         Some(o) => {
             let at = o.entries.partition_point(|x| x.sub < sub);

@@ -1,7 +1,7 @@
 //! Faults on the virtual wire, seeded so every run is reproducible.
 //!
 //! [`Faults`] sets per-frame rates and delays; [`FaultEvent`]s unplug, replug or power-cycle a
-//! SubDevice at a time. The network rolls a small PRNG of its own (splitmix64, seeded from
+//! SubDevice, or disconnect or connect a branch, at a time. The network rolls a small PRNG of its own (splitmix64, seeded from
 //! [`Faults::seed`]) a fixed number of times per frame, so the same seed and the same frames
 //! give the same fates.
 //!
@@ -106,6 +106,20 @@ pub enum EventAction {
     },
     /// Power-cycle in place ([`crate::Network::power_cycle`]).
     PowerCycle,
+    /// Cut the cable between `position` and `with` ([`crate::Network::break_cable`]).
+    Break {
+        /// The SubDevice at the other end of the cable.
+        with: usize,
+    },
+    /// Reconnect it ([`crate::Network::heal_cable`]).
+    Heal {
+        /// The SubDevice at the other end of the cable.
+        with: usize,
+    },
+    /// Take the branch headed here off the frame path ([`crate::Network::disconnect`]).
+    Disconnect,
+    /// Plug the branch headed here in again, freshly powered ([`crate::Network::connect`]).
+    Connect,
 }
 
 /// A scripted event: at `at_ns` (applied before the first frame at or after it).

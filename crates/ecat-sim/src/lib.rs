@@ -28,7 +28,8 @@
 //! Process data flows through 3-buffer SyncManagers into device behaviours (inputs that move,
 //! outputs you can observe: [`Network::outputs`], [`Network::set_inputs`]). Faults are seeded
 //! and scriptable ([`Faults`], [`FaultEvent`], [`Network::process`] returns each frame's
-//! [`FrameFate`]); SubDevices can be unplugged, replugged and power-cycled.
+//! [`FrameFate`]); SubDevices can be unplugged, replugged and power-cycled, and whole branches
+//! disconnected and connected (hot-connect groups).
 //!
 //! Distributed clocks ([`esc::dc`]): every ESC has a drifting local clock; a frame passes the
 //! ports of a line or a tree (junction ports of the EK1100 and EK1122) hop by hop with cable
@@ -46,6 +47,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod branch;
 pub mod coe;
 mod control;
 pub mod devices;
@@ -60,11 +62,13 @@ mod netfile_esi;
 mod netfile_mbx;
 mod network;
 pub mod replay;
+mod ring;
 mod rx_errors;
 pub mod sii_info;
 
 pub use error::SimError;
-pub use esc::{Behaviour, DcClock, Esc, EscChip, FramePassage};
+pub use esc::{Behaviour, BehaviourClone, DcClock, Esc, EscChip, FramePassage};
 pub use faults::{DropReason, EventAction, FaultEvent, Faults, FrameFate};
 pub use network::{generated_line, Network, SimCounters, SubDeviceSummary, Wiring, MAX_GENERATED};
+pub use ring::RingPort;
 pub use sii_info::{SiiError, SiiInfo};

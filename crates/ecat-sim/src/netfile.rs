@@ -16,7 +16,7 @@
 //! name = "left door outputs"
 //! ```
 //!
-//! Devices from ESI files (`esi`, `type`, `product`, `revision`, `esi_dirs`): see
+//! Devices from ESI files (`esi`, `type`, `product`, `revision`, `esi_dirs`, `sii_lcid`): see
 //! `netfile_esi`. FoE files, password and busy replies (`foe_files`, `foe_password`,
 //! `foe_busy`) and the EoE address (`eoe_ip`): see `netfile_mbx`.
 //!
@@ -47,7 +47,7 @@
 //!
 //! [[event]]
 //! at_ms = 500
-//! action = "unplug"         # "unplug" | "replug" | "power_cycle"
+//! action = "unplug"         # "unplug" | "replug" | "power_cycle" | "disconnect" | "connect"
 //! position = 2              # ESC index in wiring order (passive terminals not counted)
 //!
 //! [[event]]
@@ -55,7 +55,20 @@
 //! action = "replug"
 //! position = 2
 //! power_cycled = true       # replug only; default false
+//!
+//! [[event]]
+//! at_ms = 900
+//! action = "break"          # "break" | "heal": the cable between two SubDevices
+//! between = [3, 4]
+//!
+//! [[event]]
+//! at_ms = 0                 # absent from the start
+//! action = "disconnect"     # the branch headed by ESC 4: it and everything behind it
+//! position = 4              # ("connect": back, freshly powered; see `branch`)
 //! ```
+//!
+//! `ring = true` (top level) cables the last SubDevice of a line back to the MainDevice's
+//! backup port (cable redundancy, see `crate::ring`).
 //!
 //! Wiring and clocks (distributed clocks, see [`crate::Network`] for the time model). By
 //! default every SubDevice hangs on port 1 of the SubDevice entry before it (a line). A branch
@@ -119,9 +132,11 @@ struct FileRepr {
     #[serde(default)]
     event: Vec<Spanned<EventRepr>>,
     dc_seed: Option<u64>,
+    ring: Option<bool>,
     safeop_op_timeout_ms: Option<u64>,
     #[serde(default)]
     esi_dirs: Vec<String>,
+    sii_lcid: Option<u32>,
 }
 
 #[derive(Deserialize)]
@@ -142,7 +157,8 @@ struct FaultsRepr {
 struct EventRepr {
     at_ms: Spanned<f64>,
     action: Spanned<String>,
-    position: Spanned<u64>,
+    position: Option<Spanned<u64>>,
+    between: Option<Spanned<Vec<u64>>>,
     power_cycled: Option<Spanned<bool>>,
 }
 
@@ -152,6 +168,7 @@ pub(crate) struct NetFile {
     pub faults: Option<Faults>,
     pub events: Vec<FaultEvent>,
     pub dc_seed: u64,
+    pub ring: bool,
 }
 
 #[derive(Deserialize)]
@@ -235,10 +252,14 @@ pub(crate) fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<NetFile
         let node = match (&e.model, &e.sii) {
             (None, None) if keys.any() => {
                 let devices = esi.get_or_insert_with(|| {
-                    crate::devices::esi::EsiDevices::new(crate::netfile_esi::dirs(
+                    let d = crate::devices::esi::EsiDevices::new(crate::netfile_esi::dirs(
                         &file.esi_dirs,
                         base_dir,
-                    ))
+                    ));
+                    match file.sii_lcid {
+                        Some(l) => d.with_sii_lcid(l),
+                        None => d,
+                    }
                 });
                 let t = crate::netfile_esi::template(&keys, devices, base_dir, &at)?;
                 let chip = crate::netfile_esi::chip(e.chip.as_ref(), &at)?;
@@ -349,6 +370,7 @@ pub(crate) fn parse(text: &str, origin: &str, base_dir: &Path) -> Result<NetFile
         faults,
         events,
         dc_seed: file.dc_seed.unwrap_or(0),
+        ring: file.ring.unwrap_or(false),
     })
 }
 
@@ -569,10 +591,19 @@ fn event(e: &EventRepr, escs: usize, at: &dyn Fn(usize) -> String) -> Result<Fau
             format!("`at_ms` must be a time in milliseconds from 0 on, not {ms}"),
         ));
     }
-    let position = *e.position.get_ref();
+    if let Some(b) = &e.between {
+        return ring_event(e, b, ms, escs, at);
+    }
+    let Some(pos) = &e.position else {
+        return Err(invalid(
+            at(e.action.span().start),
+            "this event needs `position = N` (the SubDevice it happens to)".into(),
+        ));
+    };
+    let position = *pos.get_ref();
     if position >= escs as u64 {
         return Err(invalid(
-            at(e.position.span().start),
+            at(pos.span().start),
             format!("no SubDevice at position {position}: the network has {escs} with an ESC (positions 0..{escs}, passive terminals not counted)"),
         ));
     }
@@ -582,11 +613,13 @@ fn event(e: &EventRepr, escs: usize, at: &dyn Fn(usize) -> String) -> Result<Fau
             power_cycled: e.power_cycled.as_ref().is_some_and(|p| *p.get_ref()),
         },
         "power_cycle" => EventAction::PowerCycle,
+        "disconnect" => EventAction::Disconnect,
+        "connect" => EventAction::Connect,
         other => {
             return Err(invalid(
                 at(e.action.span().start),
                 format!(
-                    "unknown action \"{other}\"; use \"unplug\", \"replug\" or \"power_cycle\""
+                    "unknown action \"{other}\"; use \"unplug\", \"replug\", \"power_cycle\", \"disconnect\", \"connect\", or \"break\"/\"heal\" with `between = [A, B]`"
                 ),
             ))
         }
@@ -604,6 +637,49 @@ fn event(e: &EventRepr, escs: usize, at: &dyn Fn(usize) -> String) -> Result<Fau
         at_ns: (ms * 1e6) as u64,
         action,
         position: position as usize,
+    })
+}
+
+/// A `break` / `heal` event between two SubDevices (whether a cable runs between them is
+/// checked when the network is built).
+fn ring_event(
+    e: &EventRepr,
+    b: &Spanned<Vec<u64>>,
+    ms: f64,
+    escs: usize,
+    at: &dyn Fn(usize) -> String,
+) -> Result<FaultEvent, SimError> {
+    let here = at(b.span().start);
+    let pair = match b.get_ref().as_slice() {
+        [x, y] if *x < escs as u64 && *y < escs as u64 && x != y => (*x as usize, *y as usize),
+        _ => {
+            return Err(invalid(
+                here,
+                format!("`between` names two different SubDevices (positions 0..{escs}) joined by a cable, e.g. [3, 4]"),
+            ))
+        }
+    };
+    let action = match e.action.get_ref().as_str() {
+        "break" => EventAction::Break { with: pair.1 },
+        "heal" => EventAction::Heal { with: pair.1 },
+        other => {
+            return Err(invalid(
+                at(e.action.span().start),
+                format!("`between` goes with action \"break\" or \"heal\", not \"{other}\""),
+            ))
+        }
+    };
+    if e.position.is_some() || e.power_cycled.is_some() {
+        return Err(invalid(
+            here,
+            "a break or heal event takes `between = [A, B]` only; remove `position`/`power_cycled`"
+                .into(),
+        ));
+    }
+    Ok(FaultEvent {
+        at_ns: (ms * 1e6) as u64,
+        action,
+        position: pair.0,
     })
 }
 

@@ -3,6 +3,8 @@
 //! ```toml
 //! esi_dirs = ["../esi"]      # ESI directories, relative to this file; searched after
 //!                            # ECAT_ESI_PATH
+//! sii_lcid = 1031            # language of the names in the SII images (default 1033
+//!                            # English; Beckhoff's EEPROMs hold German, 1031)
 //!
 //! [[subdevice]]
 //! esi = "Beckhoff_EL2xxx.xml"  # this file (relative to the network file, else by name in

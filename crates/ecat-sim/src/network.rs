@@ -40,6 +40,7 @@ use crate::esc::route::{FrameIndex, Route};
 use crate::esc::{DcClock, Esc, FramePassage};
 use crate::faults::{DropReason, FaultEvent, Faults, FrameFate, Rng, Roll};
 use crate::netfile;
+use crate::ring::RingPort;
 use ecat_wire::datagram::Datagram;
 use ecat_wire::frame::{EcatFrame, EthernetFrame, ECAT_HEADER_LEN, ETHERTYPE_ETHERCAT};
 use ecat_wire::Error as WireError;
@@ -73,7 +74,7 @@ pub struct SimCounters {
 }
 
 /// One entry of the network (file order).
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct Node {
     pub esc: Option<Esc>,
     pub name: String,
@@ -153,7 +154,7 @@ pub struct SubDeviceSummary {
 }
 
 /// The virtual EtherCAT network: SubDevices in wiring order.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Network {
     pub(crate) nodes: Vec<Node>,
     /// Indices into `nodes` of the ESCs, in wiring order.
@@ -179,6 +180,8 @@ pub struct Network {
     /// every frame that ran it, and all of them after any outside access (`routes_dirty`).
     routes: Vec<Route>,
     routes_dirty: bool,
+    /// Ring closure and cut cable (`crate::ring`).
+    pub(crate) ring: crate::ring::Ring,
 }
 
 const PRESETS: &[(&str, &str)] = &[
@@ -196,6 +199,7 @@ const PRESETS: &[(&str, &str)] = &[
          [[subdevice]]\nmodel = \"ECAT-SERVO-402\"\n[[subdevice]]\nmodel = \"ECAT-SERVO-402\"\n",
     ),
     ("dc8", include_str!("presets/dc8.toml")),
+    ("ring8", include_str!("presets/ring8.toml")),
     (
         "mbx",
         "[[subdevice]]\nmodel = \"ECAT-SERVO-402\"\n[[subdevice]]\nmodel = \"EL3102\"\n\
@@ -321,6 +325,7 @@ impl Network {
             rel_plugged: Vec::new(),
             routes: Vec::new(),
             routes_dirty: true,
+            ring: Default::default(),
         };
         for (k, c) in clocks.into_iter().enumerate() {
             if let Some(e) = net.subdevice_mut(k) {
@@ -353,7 +358,8 @@ impl Network {
     pub(crate) fn refresh_links(&mut self) {
         let live = self.live();
         for k in 0..self.bus.len() {
-            let links = self.children[k].map(|c| c.is_some_and(|c| live[c]));
+            let mut links = self.children[k].map(|c| c.is_some_and(|c| live[c]));
+            self.ring_links(k, &mut links);
             if let Some(esc) = self.subdevice_mut(k) {
                 esc.set_port_links(links);
             }
@@ -408,7 +414,8 @@ impl Network {
         };
         let mut now = entry;
         for port in [3, 1, 2] {
-            let Some(c) = self.children[k][port].filter(|&c| live[c]) else {
+            let Some(c) = self.children[k][port].filter(|&c| live[c] && self.ring.cut != Some(c))
+            else {
                 continue;
             };
             let cable = self.wiring[c].cable_ns;
@@ -428,6 +435,7 @@ impl Network {
         if self.rel_plugged != self.plugged || self.rel_passages.len() != self.bus.len() {
             let (mut live, mut rel) = (Vec::new(), std::mem::take(&mut self.rel_passages));
             self.passages_into(0, &mut live, &mut rel);
+            self.ring_fix_main(&mut rel);
             self.rel_passages = rel;
             self.rel_plugged.clone_from(&self.plugged);
         }
@@ -486,9 +494,10 @@ impl Network {
     /// E-Bus, and two drives on an Ethernet branch from the EK1122's port 3; drifts within
     /// ±100 ppm; `src/presets/dc8.toml`). Clocks not given drift randomly (seeded) within
     /// ±100 ppm. `mbx`: the mailbox protocols network (ECAT-SERVO-402 with FoE, EL3102 with
-    /// CoE and FoE, ECAT-SOE-DRIVE with CoE, FoE, SoE, EoE and VoE).
+    /// CoE and FoE, ECAT-SOE-DRIVE with CoE, FoE, SoE, EoE and VoE). `ring8`: eight
+    /// SubDevices in a ring back to the backup port (`src/presets/ring8.toml`).
     pub fn preset_names() -> &'static [&'static str] {
-        &["io", "servo", "servo6", "dc8", "mbx"]
+        &["io", "servo", "servo6", "dc8", "mbx", "ring8"]
     }
 
     /// Read a TOML network file.
@@ -506,6 +515,28 @@ impl Network {
     pub fn from_toml_str(text: &str, origin: &str, base_dir: &Path) -> Result<Network, SimError> {
         let file = netfile::parse(text, origin, base_dir)?;
         let mut net = Network::from_nodes(file.nodes, file.dc_seed);
+        if file.ring {
+            net.set_ring(true).map_err(|e| match e {
+                SimError::Invalid { message, .. } => SimError::Invalid {
+                    location: format!("{origin}: ring"),
+                    message,
+                },
+                e => e,
+            })?;
+        }
+        for e in &file.events {
+            if let crate::faults::EventAction::Break { with }
+            | crate::faults::EventAction::Heal { with } = e.action
+            {
+                net.check_cable(e.position, with).map_err(|e| match e {
+                    SimError::Invalid { location, message } => SimError::Invalid {
+                        location: format!("{origin}: {location}"),
+                        message,
+                    },
+                    e => e,
+                })?;
+            }
+        }
         if let Some(f) = file.faults {
             net.set_faults(f);
         }
@@ -668,6 +699,27 @@ impl Network {
     /// Circulating frames: a frame is only dropped for circulation by an ESC whose port 0 has
     /// no link, which needs a cut cable; this network has none yet, so the C bit passes.
     pub fn process(&mut self, frame: &mut [u8], now_ns: u64) -> FrameFate {
+        self.process_from(frame, now_ns, RingPort::Main).0
+    }
+
+    /// [`Network::process`] for a frame sent on the MainDevice's `entry` port; also says
+    /// which port it comes back to (see [`crate::ring`]).
+    pub fn process_from(
+        &mut self,
+        frame: &mut [u8],
+        now_ns: u64,
+        entry: RingPort,
+    ) -> (FrameFate, RingPort) {
+        let fate = self.process_inner(frame, now_ns, entry);
+        let exit = match entry {
+            RingPort::Main => self.main_exit(),
+            RingPort::Backup if self.ring.cut.is_some() => RingPort::Backup,
+            RingPort::Backup => RingPort::Main,
+        };
+        (fate, exit)
+    }
+
+    fn process_inner(&mut self, frame: &mut [u8], now_ns: u64, entry: RingPort) -> FrameFate {
         self.counters.frames += 1;
         self.run_events(now_ns);
         let mut index = std::mem::take(&mut self.index_buf);
@@ -683,8 +735,23 @@ impl Network {
                 return self.count_drop(r);
             }
         };
-        let hops = self.subdevice_count();
+        self.refresh_caches();
+        let backup = entry == RingPort::Backup;
+        if backup && !self.ring.closed {
+            self.index_buf = index;
+            return self.count_drop(DropReason::NoSubDevice);
+        }
+        if backup && !self.ring_enter_backup(&index, now_ns) {
+            // A closed ring forwards it untouched to the main port.
+            self.ring_leave_backup();
+            self.index_buf = index;
+            return self.count_returned(frame, Roll::default());
+        }
+        let hops = self.rel_passages.iter().flatten().count();
         if hops == 0 {
+            if backup {
+                self.ring_leave_backup();
+            }
             self.index_buf = index;
             return self.count_drop(DropReason::NoSubDevice);
         }
@@ -695,7 +762,6 @@ impl Network {
             Roll::default()
         };
         let stop = roll.lost_at.or(roll.corrupt_at).unwrap_or(hops);
-        self.refresh_caches();
         // ESCs no datagram concerns only OR their event request into the IRQ fields and
         // count in the auto-increment addresses (see `esc::route`).
         let mut passed_irq = 0u16;
@@ -716,7 +782,7 @@ impl Network {
                 *route = esc.route();
                 continue;
             }
-            if !index.dgs.iter().any(|d| route.concerns(d, hop)) {
+            if !index.concerns(route, hop) {
                 if now_ns >= route.due {
                     esc.tick(now_ns);
                     *route = esc.route();
@@ -764,6 +830,9 @@ impl Network {
         index.set_adp(frame, stop.min(hop));
         index.or_irq(frame, passed_irq);
         self.index_buf = index;
+        if backup {
+            self.ring_leave_backup();
+        }
         if roll.lost_at.is_some() {
             return self.count_drop(DropReason::Lost);
         }
@@ -778,6 +847,10 @@ impl Network {
             }
             self.counters.corrupted_delivered += 1;
         }
+        self.count_returned(frame, roll)
+    }
+
+    fn count_returned(&mut self, frame: &mut [u8], roll: Roll) -> FrameFate {
         if let Ok(mut eth) = EthernetFrame::new_checked(&mut frame[..]) {
             eth.mark_returned();
         }

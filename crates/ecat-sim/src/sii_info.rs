@@ -6,7 +6,7 @@
 //! user who points a network file at a bad dump learns why.
 
 use ecat_wire::sii::{
-    CategoryType, FixedAreaRepr, Sii, SyncManagerType, CATEGORIES_OFFSET, FIXED_AREA_LEN,
+    CategoryType, DcModes, FixedAreaRepr, Sii, SyncManagerType, CATEGORIES_OFFSET, FIXED_AREA_LEN,
 };
 
 /// Why an SII image cannot be served.
@@ -95,7 +95,15 @@ pub struct SiiInfo {
     pub sms: Vec<SmInfo>,
     /// The SII has a DC category.
     pub has_dc: bool,
+    /// The SYNC activation each DC operating mode asks for, in SII order: bits 0–2 of DC
+    /// activation 0x0981 (cyclic unit, SYNC0, SYNC1) from the high byte of its AssignActivate;
+    /// 0 for a free-run / SM-synchronous mode. Empty without a DC category.
+    pub dc_activations: Vec<u8>,
 }
+
+/// The bits of DC activation 0x0981 that select the SYNC signals (cyclic unit, SYNC0, SYNC1);
+/// bits 3+ only tune how the start time is taken.
+pub const DC_SYNC_BITS: u8 = 0x07;
 
 fn area(rx_start: u16, rx_len: u16, tx_start: u16, tx_len: u16) -> Option<MailboxArea> {
     (rx_len != 0).then_some(MailboxArea {
@@ -165,10 +173,17 @@ impl SiiInfo {
                 }
             }
         }
-        let has_dc = sii
+        let dc = sii
             .category(CategoryType::Dc)
-            .map_err(|_| SiiError::NoCategoryEnd)?
-            .is_some();
+            .map_err(|_| SiiError::NoCategoryEnd)?;
+        // A DC category that is not a whole number of modes is served as it is, unchecked.
+        let dc_activations = dc
+            .and_then(|d| DcModes::new_checked(d).ok())
+            .map(|m| {
+                m.map(|m| (m.assign_activate >> 8) as u8 & DC_SYNC_BITS)
+                    .collect()
+            })
+            .unwrap_or_default();
         let f = &fixed;
         Ok(SiiInfo {
             order: text(general.order_index),
@@ -190,7 +205,8 @@ impl SiiInfo {
                 sms.truncate(16);
                 sms
             },
-            has_dc,
+            has_dc: dc.is_some(),
+            dc_activations,
             fixed,
         })
     }

@@ -202,6 +202,40 @@ fn network_entries_by_type_product_and_library() {
 }
 
 #[test]
+fn sii_lcid_writes_the_names_in_that_language_and_syncunit_follows_su() {
+    let net = |lcid: &str| {
+        parse(&format!(
+            "esi_dirs = [\".\"]\n{lcid}[[subdevice]]\ntype = \"EK1100\"\n\n\
+             [[subdevice]]\ntype = \"EL2004\"\nrevision = 0x00100000\n"
+        ))
+        .unwrap()
+    };
+    let (en, de) = (net(""), net("sii_lcid = 1031\n"));
+    assert_eq!(
+        en.subdevice(1).unwrap().info().name,
+        "EL2004 4Ch. Dig. Output 24V, 0.5A"
+    );
+    assert_eq!(
+        de.subdevice(1).unwrap().info().name,
+        "EL2004 4K. Dig. Ausgang 24V, 0.5A"
+    );
+    assert_eq!(
+        de.subdevice(0).unwrap().info().name,
+        "EK1100 EtherCAT-Koppler (2A E-Bus)"
+    );
+    // SYNCUNIT (43) for the EL2004 (its ESI has <Su FrameRepeatSupport="1"/>), not the EK1100.
+    let kinds = |n: &Network, i: usize| -> Vec<u16> {
+        ecat_wire::sii::Sii::new(n.subdevice(i).unwrap().sii())
+            .unwrap()
+            .categories()
+            .map(|c| c.unwrap().kind.to_u16())
+            .collect()
+    };
+    assert_eq!(kinds(&de, 1), [10, 30, 40, 41, 43, 51]);
+    assert!(!kinds(&de, 0).contains(&43));
+}
+
+#[test]
 fn network_errors_name_file_line_and_what_exists() {
     let e = err("[[subdevice]]\nesi = \"Beckhoff_EL2xxx.xml\"\ntype = \"EL2999\"\n");
     assert!(e.starts_with("net.toml:3: "), "{e}");

@@ -1,6 +1,8 @@
 //! The firmware state machine, transition by transition: one table row per (state, request)
 //! with the AL status and code a device running ETG's slave stack (SSC) shows afterwards,
-//! then the timed paths of a pending SAFEOP→OP request (see `esc::al` for the rules).
+//! then the timed paths of a pending SAFEOP→OP request (see `esc::al` for the rules), and the
+//! DC SYNC check of PREOP→SAFEOP on devices that need SYNC0 (an EL1258 built from the ESI
+//! test data, whose one DC mode has AssignActivate 0x0300) and on devices that can run free.
 //!
 //! The device under test is a CiA 402 drive (mailbox, 6 output bytes in SM2 at 0x1100, 10
 //! input bytes in SM3 at 0x1180); an EL3102 (inputs only) stands for devices without outputs.
@@ -8,6 +10,7 @@
 mod common;
 
 use common::{sm_bytes, Bus};
+use ecat_sim::sii_info::SmKind;
 use ecat_sim::Network;
 use ecat_wire::register as reg;
 use std::path::Path;
@@ -308,4 +311,84 @@ fn timeouts_come_from_the_network_file() {
     .unwrap()
     .to_string();
     assert!(e.starts_with("n.toml:3:") && e.contains("passive"), "{e}");
+}
+
+/// PREOP with the mailbox and the process-data SMs as the SII gives them, on a one-device
+/// network (`entry` is the `[[subdevice]]` table's body), DC activation 0x0981 written
+/// with `act` (after a SYNC0 cycle of 1 ms).
+fn preop_with_dc_activation(entry: &str, act: u8) -> Bus {
+    let esi = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/esi");
+    let text = format!("esi_dirs = [\".\"]\n[[subdevice]]\n{entry}\n");
+    let mut bus = Bus::new(Network::from_toml_str(&text, "dc.toml", &esi).unwrap());
+    assert_eq!(bus.assign_addresses(), 1);
+    let st = 0x1001;
+    let esc = bus.net.subdevice(0).unwrap();
+    let info = esc.info().clone();
+    // The process-data sizes the device expects (from its dictionary's PDO assignment).
+    let (out_len, in_len) = (esc.outputs().len(), esc.inputs().len());
+    if let Some(m) = info.std_mailbox {
+        let mut b = [0u8; 16];
+        b[..8].copy_from_slice(&sm_bytes(m.rx_start, m.rx_len, 0x26, true));
+        b[8..].copy_from_slice(&sm_bytes(m.tx_start, m.tx_len, 0x22, true));
+        assert_eq!(bus.fpwr(st, reg::SM0, &b), 1);
+    }
+    assert_eq!(bus.al_request(st, 0x02), 0x02, "{entry}");
+    for (i, s) in info.sms.iter().enumerate().skip(2) {
+        let len = match s.kind {
+            SmKind::Outputs => out_len,
+            SmKind::Inputs => in_len,
+            _ => 0,
+        } as u16;
+        if len > 0 {
+            let sm = sm_bytes(s.start, len, s.control, true);
+            assert_eq!(bus.fpwr(st, reg::sm(i as u8), &sm), 1);
+        }
+    }
+    assert_eq!(bus.fpwr(st, 0x09A0, &1_000_000u32.to_le_bytes()), 1);
+    assert_eq!(bus.fpwr(st, reg::DC_ACTIVATION, &[act]), 1);
+    bus
+}
+
+/// (device, 0x0981 written, AL status and code after a SAFEOP request)
+#[rustfmt::skip]
+const DC_TABLE: &[(&str, u8, u16, u16)] = &[
+    // EL1258: its one DC mode (AssignActivate 0x0300) needs the cyclic unit and SYNC0.
+    (EL1258, 0x00, 0x12, 0x0030),
+    (EL1258, 0x01, 0x12, 0x0030), // cyclic unit without SYNC0
+    (EL1258, 0x02, 0x12, 0x0030), // SYNC0 without the cyclic unit
+    (EL1258, 0x03, 0x04, 0x0000),
+    (EL1258, 0x07, 0x04, 0x0000), // SYNC1 on top does no harm
+    (EL1258, 0x0B, 0x04, 0x0000), // bits 3+ (start-time handling) are not SYNC signals
+    // The drive (DC 0x0300 or free run) and the EL3102 (free run or DC 0x0700) run without DC.
+    (SERVO402, 0x00, 0x04, 0x0000),
+    (SERVO402, 0x03, 0x04, 0x0000),
+    (EL3102, 0x00, 0x04, 0x0000),
+    (EL3102, 0x07, 0x04, 0x0000),
+];
+const EL1258: &str = "esi = \"Beckhoff_EL1xxx.xml\"\ntype = \"EL1258\"";
+const SERVO402: &str = "model = \"ECAT-SERVO-402\"";
+const EL3102: &str = "model = \"EL3102\"";
+
+#[test]
+fn preop_to_safeop_checks_dc_sync_where_every_dc_mode_needs_it() {
+    let mut failures = Vec::new();
+    for &(entry, act, want_status, want_code) in DC_TABLE {
+        let mut bus = preop_with_dc_activation(entry, act);
+        bus.al_request(0x1001, 0x04);
+        let got = status(&mut bus, 0x1001);
+        if got != (want_status, want_code) {
+            failures.push(format!(
+                "{entry:?} with 0x0981 = 0x{act:02X}: AL status 0x{:02X} code 0x{:04X}, want 0x{want_status:02X} code 0x{want_code:04X}",
+                got.0, got.1
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+    // Refused, it stays in PREOP and goes to SAFEOP once SYNC0 is activated and the error
+    // acknowledged.
+    let mut bus = preop_with_dc_activation(EL1258, 0);
+    assert_eq!(bus.al_request(0x1001, 0x04), 0x12);
+    assert_eq!(bus.fpwr(0x1001, reg::DC_ACTIVATION, &[0x03]), 1);
+    assert_eq!(bus.al_request(0x1001, 0x14), 0x04);
+    assert_eq!(status(&mut bus, 0x1001), (0x04, 0));
 }

@@ -165,6 +165,8 @@ impl AlStatusCode {
     pub const INVALID_OUTPUT_CONFIG: AlStatusCode = AlStatusCode(0x001D);
     /// Invalid input configuration.
     pub const INVALID_INPUT_CONFIG: AlStatusCode = AlStatusCode(0x001E);
+    /// Invalid DC SYNC configuration (e.g. SYNC0 not activated on a device that needs it).
+    pub const INVALID_DC_SYNC_CONFIG: AlStatusCode = AlStatusCode(0x0030);
 
     /// The text for this code.
     pub fn description(self) -> &'static str {

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo run --release -p ecat --example fault_campaign -- --seeds 5000 [--first 0]
-//!     [--net io|servo6|dc8] [--planted-bug] [--strict-dc]
+//!     [--net io|servo6|dc8] [--planted-bug] [--lenient-dc]
 //! cargo run --release -p ecat --example fault_campaign -- --seed 1234   # one seed
 //! ```
 //! Prints one line per failing seed with its reproduction command and a summary; exits 1 if
@@ -52,8 +52,8 @@ fn main() {
                 i += 1;
                 continue;
             }
-            "--strict-dc" => {
-                c.strict_dc = true;
+            "--lenient-dc" => {
+                c.lenient_dc = true;
                 i += 1;
                 continue;
             }

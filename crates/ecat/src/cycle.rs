@@ -11,7 +11,8 @@
 //! TIMER_ABSTIME)` to the next period boundary (optionally waking early and spinning the last
 //! microseconds), then
 //! `process received frames → application → send cyclic frames → acyclic work`, then wait for
-//! the cyclic frames to come back (the round trip) and collect them. Every step is timed into
+//! the cyclic frames to come back (the round trip) and collect them, and do the next cycle's
+//! supervisor and mailbox work ([`Runtime::prepare_acyclic`]) in the slack. Every step is timed into
 //! [`Perf`]. Nothing in the loop allocates or blocks other than the sleep and the wait for the
 //! frames; a report callback runs once per report interval, in the slack after the exchange.
 
@@ -361,6 +362,8 @@ pub fn run(
             if let Some(m) = rt.dc_sync_monitor_ns() {
                 perf.record(Metric::DcSyncMonitor, m as u64);
             }
+            // The next cycle's supervisor and mailbox work, in the time left in this one.
+            rt.prepare_acyclic();
         } else {
             counters.incomplete_returns += 1;
         }

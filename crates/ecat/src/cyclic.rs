@@ -217,6 +217,9 @@ pub struct CyclicFrames {
     /// The mailbox status bits of the last cycle (valid while `mailbox_returned`).
     mailbox: Vec<u8>,
     mailbox_returned: bool,
+    /// What the FRMW of the reference clock's time carries out (see
+    /// [`CyclicFrames::set_expected_reference_time`]).
+    expected_reference: u64,
 }
 
 impl CyclicFrames {
@@ -412,6 +415,7 @@ impl CyclicFrames {
             counters: CyclicCounters::default(),
             mailbox: vec![0; extras.mailbox_status.map_or(0, |(_, n)| n as usize)],
             mailbox_returned: false,
+            expected_reference: 0,
         })
     }
 
@@ -512,11 +516,20 @@ impl CyclicFrames {
                 let data = &mut f.buf[p.at + HEADER_LEN..p.at + HEADER_LEN + p.len];
                 if p.kind == Kind::DcWrite {
                     data.copy_from_slice(&master_time.to_le_bytes());
+                } else if p.kind == Kind::DcSync {
+                    data.copy_from_slice(&self.expected_reference.to_le_bytes());
                 } else {
                     data.fill(0);
                 }
             }
         }
+    }
+
+    /// The reference clock's time expected at the next send (ns since 2000): the FRMW of its
+    /// time carries this out, so while the reference clock is away (unplugged, lost) the
+    /// other SubDevices' control loops are fed a plausible time instead of 0.
+    pub fn set_expected_reference_time(&mut self, t: u64) {
+        self.expected_reference = t;
     }
 
     /// Frame `n` of this cycle, ready to transmit; marks it outstanding at `now`.
@@ -593,9 +606,7 @@ impl CyclicFrames {
             ]);
             let d = &mut domains[s.domain];
             // Copy only the inputs part of what the datagram covers.
-            if let Some((to, from)) = d.input_copy(s.plan) {
-                d.image_mut()[to].copy_from_slice(&data[from]);
-            }
+            d.take_returned(s.plan, data);
             d.set_wkc(s.plan, wkc);
         }
         for p in self.specials.iter_mut().filter(|p| p.frame == n) {

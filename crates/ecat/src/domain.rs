@@ -11,6 +11,9 @@
 //! regions it overlaps (LRW: +2 for outputs, +1 for inputs; LWR/LRD: +1).
 //!
 //! After each cycle the received WKCs give the domain state: zero, incomplete or complete.
+//! A datagram may have *slack*: that much of its expected WKC may be missing and it still
+//! counts as complete (the share of hot-connect group members not exchanging data, set by
+//! [`crate::hotconnect`]).
 
 use crate::config::{Direction, SubDeviceConfig};
 use crate::error::{Error, Result};
@@ -101,6 +104,11 @@ pub struct Domain {
     /// Per plan: where its returned data goes in the image when not at its own offset (an
     /// LRW whose outputs and inputs share logical addresses, as ENI layouts do).
     rx_at: Vec<Option<usize>>,
+    /// Outputs and inputs interleave ([`Domain::interleaved`]): returned data is taken back
+    /// region by region, inputs only.
+    interleaved: bool,
+    /// Per plan: how much of its expected WKC may be missing (see the module notes).
+    slack: Vec<u16>,
 }
 
 impl Domain {
@@ -136,11 +144,68 @@ impl Domain {
             inputs_len,
             regions,
             wkc: vec![0; plans.len()],
+            slack: vec![0; plans.len()],
             plans,
             image: vec![0; size],
             state: DomainState::Zero,
             rx_at,
+            interleaved: false,
         })
+    }
+
+    /// A domain whose regions lie at offsets decided elsewhere, outputs and inputs
+    /// interleaved (an IgH application's registration order, see the C API): LRW spans over
+    /// the whole image, and only the input regions take the returned data, so outputs written
+    /// since the send are kept. Every SubDevice in it must take LRW.
+    pub fn interleaved(index: usize, logical_base: u32, regions: Vec<Region>) -> Domain {
+        let size = regions.iter().map(|r| r.offset + r.len).max().unwrap_or(0);
+        let outputs_len = regions
+            .iter()
+            .filter(|r| r.direction == Direction::Output)
+            .map(|r| r.len)
+            .sum();
+        let plans = plan(&regions, logical_base, outputs_len, size, true);
+        Domain {
+            index,
+            logical_base,
+            outputs_len,
+            inputs_len: size - outputs_len,
+            wkc: vec![0; plans.len()],
+            slack: vec![0; plans.len()],
+            regions,
+            plans,
+            image: vec![0; size],
+            state: DomainState::Zero,
+            rx_at: Vec::new(),
+            interleaved: true,
+        }
+    }
+
+    /// Take the data plan `plan` brought back into the image (its inputs; see
+    /// [`Domain::input_copy`]). Allocates nothing.
+    pub fn take_returned(&mut self, plan: usize, data: &[u8]) {
+        if !self.interleaved {
+            if let Some((to, from)) = self.input_copy(plan) {
+                if let (Some(to), Some(from)) = (self.image.get_mut(to), data.get(from)) {
+                    to.copy_from_slice(from);
+                }
+            }
+            return;
+        }
+        let Some(p) = self.plans.get(plan) else {
+            return;
+        };
+        let span = p.offset..p.offset + p.len.min(data.len());
+        for r in self
+            .regions
+            .iter()
+            .filter(|r| r.direction == Direction::Input)
+        {
+            let (from, to) = (r.offset.max(span.start), (r.offset + r.len).min(span.end));
+            if from < to {
+                self.image[from..to].copy_from_slice(&data[from - span.start..to - span.start]);
+            }
+        }
     }
 
     /// Where the data plan `plan` brings back goes: (range in the image, range in the
@@ -193,6 +258,17 @@ impl Domain {
     pub fn expected_wkc(&self) -> u32 {
         self.plans.iter().map(|p| p.expected_wkc as u32).sum()
     }
+    /// Replace the datagrams (same image; see [`crate::cyclic_pack`]); received WKCs reset.
+    /// A domain whose datagrams return their data elsewhere than their span keeps its own.
+    pub(crate) fn set_plans(&mut self, plans: Vec<DatagramPlan>) {
+        if self.rx_at.iter().any(Option::is_some) {
+            return;
+        }
+        self.wkc = vec![0; plans.len()];
+        self.rx_at = Vec::new();
+        self.plans = plans;
+    }
+
     /// WKC received in the last cycle, summed over the plans.
     pub fn wkc(&self) -> u32 {
         self.wkc.iter().map(|&w| w as u32).sum()
@@ -206,6 +282,31 @@ impl Domain {
         if let Some(w) = self.wkc.get_mut(i) {
             *w = wkc;
         }
+    }
+    /// WKC of plan `i` received in the last cycle.
+    pub fn plan_wkc(&self, i: usize) -> u16 {
+        self.wkc.get(i).copied().unwrap_or(0)
+    }
+    /// Let plan `i` count as complete with up to `slack` of its expected WKC missing.
+    pub fn set_slack(&mut self, i: usize, slack: u16) {
+        if let Some(s) = self.slack.get_mut(i) {
+            *s = slack;
+        }
+    }
+    /// Slack of plan `i` (see [`Domain::set_slack`]).
+    pub fn slack(&self, i: usize) -> u16 {
+        self.slack.get(i).copied().unwrap_or(0)
+    }
+    /// The share of plan `i`'s expected WKC that the SubDevice at `position` gives.
+    pub fn member_wkc(&self, i: usize, position: u16) -> u16 {
+        self.plans.get(i).map_or(0, |p| {
+            position_wkc(
+                &self.regions,
+                p.command,
+                p.offset..p.offset + p.len,
+                position,
+            )
+        })
     }
     /// Forget the last WKCs (called before each send).
     pub fn clear_wkc(&mut self) {
@@ -223,7 +324,8 @@ impl Domain {
             .plans
             .iter()
             .zip(&self.wkc)
-            .all(|(p, &w)| w == p.expected_wkc);
+            .zip(&self.slack)
+            .all(|((p, &w), &s)| w <= p.expected_wkc && w.saturating_add(s) >= p.expected_wkc);
         if exact {
             DomainState::Complete
         } else if self.wkc() == 0 {
@@ -323,11 +425,13 @@ pub fn layout(
             outputs_len,
             inputs_len: offset - outputs_len,
             wkc: vec![0; plans.len()],
+            slack: vec![0; plans.len()],
             regions,
             plans,
             image: vec![0; offset],
             state: DomainState::Zero,
             rx_at: Vec::new(),
+            interleaved: false,
         });
         logical += offset as u32;
     }
@@ -373,11 +477,19 @@ fn plan(
 }
 
 /// Expected WKC of a logical datagram over `span` of the image.
-fn expected_wkc(regions: &[Region], cmd: Command, span: Range<usize>) -> u16 {
+pub(crate) fn expected_wkc(regions: &[Region], cmd: Command, span: Range<usize>) -> u16 {
     let mut positions: Vec<u16> = regions.iter().map(|r| r.position).collect();
     positions.sort_unstable();
     positions.dedup();
-    let overlaps = |pos: u16, dir: Direction| {
+    positions
+        .iter()
+        .map(|&p| position_wkc(regions, cmd, span.clone(), p))
+        .sum()
+}
+
+/// The share of the SubDevice at `pos` in the WKC of a logical datagram over `span`.
+fn position_wkc(regions: &[Region], cmd: Command, span: Range<usize>, pos: u16) -> u16 {
+    let overlaps = |dir: Direction| {
         regions.iter().any(|r| {
             r.position == pos
                 && r.direction == dir
@@ -385,20 +497,12 @@ fn expected_wkc(regions: &[Region], cmd: Command, span: Range<usize>) -> u16 {
                 && span.start < r.offset + r.len
         })
     };
-    positions
-        .iter()
-        .map(|&p| {
-            let (o, i) = (
-                overlaps(p, Direction::Output),
-                overlaps(p, Direction::Input),
-            );
-            match cmd {
-                Command::Lrw => 2 * u16::from(o) + u16::from(i),
-                Command::Lwr => u16::from(o),
-                _ => u16::from(i),
-            }
-        })
-        .sum()
+    let (o, i) = (overlaps(Direction::Output), overlaps(Direction::Input));
+    match cmd {
+        Command::Lrw => 2 * u16::from(o) + u16::from(i),
+        Command::Lwr => u16::from(o),
+        _ => u16::from(i),
+    }
 }
 
 #[cfg(test)]
@@ -552,5 +656,33 @@ mod tests {
         s.fmmu_count = 1;
         let e = layout(&[s], &[cfg(8, 8)], 1, 0).unwrap_err().to_string();
         assert!(e.contains("FMMUs"), "{e}");
+    }
+
+    #[test]
+    fn interleaved_domain_takes_back_inputs_only() {
+        let r = |position, direction, offset, len| Region {
+            position,
+            sm: 2,
+            direction,
+            offset,
+            len,
+        };
+        let regions = vec![
+            r(1, Direction::Output, 0, 1),
+            r(2, Direction::Input, 1, 1),
+            r(3, Direction::Output, 2, 2),
+            r(4, Direction::Input, 4, 2),
+        ];
+        let mut d = Domain::interleaved(0, 0x100, regions);
+        assert_eq!(d.size(), 6);
+        assert_eq!(d.plans.len(), 1);
+        assert_eq!(d.plans[0].command, Command::Lrw);
+        assert_eq!(d.expected_wkc(), 2 + 1 + 2 + 1);
+        d.image_mut().copy_from_slice(&[0xa0, 0, 0xb0, 0xb1, 0, 0]);
+        d.take_returned(0, &[9, 8, 7, 6, 5, 4]);
+        assert_eq!(d.image(), &[0xa0, 8, 0xb0, 0xb1, 5, 4], "outputs kept");
+        d.take_returned(0, &[1, 2]);
+        assert_eq!(d.image(), &[0xa0, 2, 0xb0, 0xb1, 5, 4], "a short datagram");
+        d.take_returned(7, &[1, 2, 3, 4, 5, 6]);
     }
 }

@@ -133,6 +133,9 @@ pub struct FrameEngine {
     mac: [u8; 6],
     config: EngineConfig,
     counters: EngineCounters,
+    /// No deadline of a datagram in flight is earlier (`u64::MAX`: none in flight): a
+    /// [`FrameEngine::poll_timeouts`] before it has nothing to look at.
+    earliest: u64,
 }
 
 impl FrameEngine {
@@ -159,6 +162,7 @@ impl FrameEngine {
             mac,
             config,
             counters: EngineCounters::default(),
+            earliest: u64::MAX,
         }
     }
 
@@ -258,9 +262,9 @@ impl FrameEngine {
                 break;
             };
             d.data_mut().copy_from_slice(&slot.data);
-            slot.state = SlotState::InFlight {
-                deadline: now.saturating_add(self.config.timeout_ns),
-            };
+            let deadline = now.saturating_add(self.config.timeout_ns);
+            slot.state = SlotState::InFlight { deadline };
+            self.earliest = self.earliest.min(deadline);
             slot.attempts += 1;
             slot.sent_at = now;
             self.counters.datagrams_sent += 1;
@@ -314,9 +318,14 @@ impl FrameEngine {
 
     /// Resend or fail datagrams whose deadline has passed.
     pub fn poll_timeouts(&mut self, now: u64) {
+        if now < self.earliest {
+            return;
+        }
+        self.earliest = u64::MAX;
         for (i, slot) in self.slots.iter_mut().enumerate() {
             if let SlotState::InFlight { deadline } = slot.state {
                 if now < deadline {
+                    self.earliest = self.earliest.min(deadline);
                     continue;
                 }
                 self.counters.timeouts += 1;
@@ -375,6 +384,12 @@ impl FrameEngine {
         self.slot(h)
             .filter(|s| s.state == SlotState::Done)
             .map(|s| s.round_trip_ns)
+    }
+
+    /// When the datagram was last transmitted (the `now` of [`FrameEngine::poll_transmit`]):
+    /// with an answer's data, the instant its values were read at (give or take the wire).
+    pub fn sent_at(&self, h: Handle) -> Option<u64> {
+        self.slot(h).filter(|s| s.attempts > 0).map(|s| s.sent_at)
     }
 
     /// How often the datagram was transmitted.

@@ -13,6 +13,7 @@
 //! - [`esm`]: EtherCAT state machine requests with decoded refusals;
 //! - [`config`], [`domain`], [`cyclic`]: process data layout and the cyclic frames;
 //! - [`supervisor`]: per-SubDevice state machines that bring up and recover SubDevices;
+//! - [`hotconnect`]: groups of SubDevices that leave and join while the rest cycles;
 //! - [`runtime`]: the activated MainDevice (receive / process / send);
 //! - [`cycle`], [`perf`]: the real-time loop and the figures it measures;
 //! - [`eni`]: running a bus from an ENI file (checks, layout, init commands, variables);
@@ -30,6 +31,7 @@ pub mod config;
 pub mod control;
 pub mod cycle;
 pub mod cyclic;
+pub mod cyclic_pack;
 pub mod dc;
 pub mod doctor;
 pub mod domain;
@@ -41,6 +43,7 @@ pub mod esm;
 pub mod frame;
 #[cfg(feature = "sim")]
 pub mod fuzzing;
+pub mod hotconnect;
 pub mod link;
 pub mod mailbox;
 pub mod maindevice;

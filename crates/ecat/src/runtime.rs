@@ -6,8 +6,13 @@
 //! [`send`](Runtime::send); or [`cycle`](Runtime::cycle) for all of it, or
 //! [`tx_rx`](Runtime::tx_rx) to send and wait for the frames to come back (the round trip).
 //!
-//! `send` transmits the cyclic frames first, then at most one acyclic frame (the supervisor's
-//! work and any queued requests), so acyclic work never delays process data.
+//! `send` transmits the cyclic frames first, then the acyclic frames (the supervisor's work and
+//! any queued requests, which [`Runtime::prepare_acyclic`] can do ahead, in the slack after the
+//! frames return), so acyclic work never delays process data. The acyclic frames of one
+//! cycle are held to a byte budget (as IgH sizes its datagram queue to what the link carries in
+//! a send interval): [`DEFAULT_CYCLE_BYTES`] less the cyclic bytes, and at least one frame. A
+//! thousand SubDevices thus come up in a few dozen cycles instead of hundreds, and a quiet bus
+//! still sends at most one small frame.
 //!
 //! Mailbox status in the process image (as TwinCAT does): every mailbox SubDevice with an FMMU
 //! to spare gets one more FMMU mapping its SM1 status bit 3 ("mailbox full", register 0x080D)
@@ -18,6 +23,8 @@
 //! are told apart by their first datagram index (cyclic ones have bit 7). Nothing here
 //! allocates per cycle.
 
+mod acyclic;
+
 use crate::clock::Clock;
 use crate::config::SubDeviceConfig;
 use crate::cyclic::{CyclicCounters, CyclicDc, CyclicFrames, Extras};
@@ -25,6 +32,8 @@ use crate::dc::{DcMode, DcRuntime, PhaseLock};
 use crate::domain::{layout, Domain};
 use crate::error::{Error, Result};
 use crate::frame::{EngineConfig, EngineCounters, FrameEngine};
+use crate::hotconnect::{resolve, GroupWkc, HotConnectGroup};
+use crate::link::redundant_dc::RingDc;
 use crate::link::{Link, LinkCounters};
 use crate::mailbox::exchange::MailboxArea;
 use crate::mailbox::op::MailboxOp;
@@ -34,6 +43,10 @@ use crate::subdevice::SubDevice;
 use crate::supervisor::{Event, Supervisor, SupervisorTiming, TransitionCmd};
 use ecat_wire::al::AlState;
 use ecat_wire::register::FmmuRepr;
+
+/// Bytes per cycle, cyclic and acyclic frames together, that [`Runtime::send`] keeps to by
+/// default: 0.8 ms of a 100 Mbit/s link, so a 1 ms cycle keeps room for the round trip.
+pub const DEFAULT_CYCLE_BYTES: usize = 10_000;
 
 /// SM1 status register byte (0x080D) and its "mailbox full" bit.
 const SM1_STATUS: u16 = 0x080D;
@@ -151,6 +164,12 @@ pub struct Activation {
     /// AssignActivate word per SubDevice (by position) for SYNC0, replacing the SII's
     /// (the C API takes it from `ecrt_slave_config_dc`; 0 = no SYNC0). `None`: from the SII.
     pub sync0_assign: Option<Vec<u16>>,
+    /// Hot-connect groups (see [`crate::hotconnect`]); positions the configuration names
+    /// explicitly go in `fixed_positions`.
+    pub hot_connect: Vec<HotConnectGroup>,
+    /// Positions the configuration sets up explicitly (a hot-connect group may not include
+    /// one).
+    pub fixed_positions: Vec<usize>,
 }
 
 impl Default for Activation {
@@ -166,6 +185,8 @@ impl Default for Activation {
             timing: SupervisorTiming::default(),
             dc: None,
             sync0_assign: None,
+            hot_connect: Vec::new(),
+            fixed_positions: Vec::new(),
         }
     }
 }
@@ -193,11 +214,24 @@ pub struct Runtime {
     dc: Option<DcRuntime>,
     phase_lock: PhaseLock,
     correction_ns: i64,
-    /// The reference clock's time as of the last send (seen, or extrapolated when lost).
-    last_dc_time: Option<u64>,
+    /// The reference clock's time last seen by a cyclic FRMW, and the send instant of its frame.
+    dc_seen: Option<(u64, u64)>,
+    /// The reference clock's time expected at the last send, and that send instant (see
+    /// [`Runtime::send_cyclic`]).
+    dc_expected: Option<(u64, u64)>,
     last_send: u64,
     /// The control socket's endpoint (see [`crate::control`]), served once per send.
     control: Option<crate::control::shared::Endpoint>,
+    /// Bytes per cycle for cyclic and acyclic frames together (see [`DEFAULT_CYCLE_BYTES`]).
+    cycle_bytes: usize,
+    /// DC across a broken ring (redundant links with DC only).
+    ring_dc: Option<RingDc>,
+    /// The next acyclic step was done ahead ([`Runtime::prepare_acyclic`]).
+    prepared: bool,
+    /// Acyclic frames out that have not come back.
+    acyclic_out: u32,
+    /// The hot-connect groups' shares of the domains' working counters.
+    groups: GroupWkc,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -247,7 +281,7 @@ impl Runtime {
         clock: Clock,
         subs: Vec<SubDevice>,
         act: Activation,
-        lay: crate::domain::Layout,
+        mut lay: crate::domain::Layout,
     ) -> Result<Runtime> {
         let configs = act
             .configs
@@ -278,7 +312,10 @@ impl Runtime {
         };
         let frames = match &lay.frames {
             Some(plan) => CyclicFrames::with_plan(&lay.domains, link.mac(), extras, plan)?,
-            None => CyclicFrames::new(&lay.domains, link.mac(), extras)?,
+            None => {
+                crate::cyclic_pack::pack(&mut lay.domains, crate::cyclic_pack::extras_len(&extras));
+                CyclicFrames::new(&lay.domains, link.mac(), extras)?
+            }
         };
         engine.set_config(EngineConfig {
             timeout_ns: 10_000_000,
@@ -313,6 +350,9 @@ impl Runtime {
             assign = a;
             assign.resize(subs.len(), 0);
         }
+        let ring_dc = RingDc::for_link(&*link, &subs, act.dc.map(|d| d.setup.reference_station));
+        let groups = resolve(&act.hot_connect, &subs, &act.fixed_positions)?;
+        let group_wkc = GroupWkc::new(&groups, &lay.domains);
         let mut supervisor = Supervisor::new(
             subs,
             configs,
@@ -323,6 +363,14 @@ impl Runtime {
         );
         if let Some(d) = act.dc {
             supervisor.set_sync0(d.cycle_ns, d.shift_ns, &assign);
+        }
+        if !groups.is_empty() {
+            supervisor.set_groups(
+                groups
+                    .into_iter()
+                    .map(|g| (g.name, g.members, g.present))
+                    .collect(),
+            );
         }
         Ok(Runtime {
             link,
@@ -343,9 +391,15 @@ impl Runtime {
             dc: act.dc,
             phase_lock: PhaseLock::default(),
             correction_ns: 0,
-            last_dc_time: None,
+            dc_seen: None,
+            dc_expected: None,
             last_send: 0,
             control: None,
+            cycle_bytes: DEFAULT_CYCLE_BYTES,
+            ring_dc,
+            prepared: false,
+            acyclic_out: 0,
+            groups: group_wkc,
         })
     }
 
@@ -517,12 +571,19 @@ impl Runtime {
         self.supervisor.set_transition_cmds(position, cmds);
     }
 
+    /// Optional startup requests of the SubDevice at `position` (see
+    /// [`Supervisor::set_optional_startup`]): a failure is reported, not held against it.
+    pub fn set_optional_startup(&mut self, position: usize, ops: Vec<MailboxOp>) {
+        self.supervisor.set_optional_startup(position, ops);
+    }
+
     /// Drive every SubDevice to `state`.
     pub fn request_state(&mut self, state: AlState) {
         self.supervisor.set_target(state);
     }
 
     /// Next event (SubDevice lost, back, state reached, refusal).
+    #[inline]
     pub fn next_event(&mut self) -> Option<Event> {
         self.supervisor.next_event()
     }
@@ -551,6 +612,7 @@ impl Runtime {
         if CyclicFrames::is_cyclic(frame) {
             self.frames.handle_frame(frame, &mut self.domains, now);
         } else {
+            self.acyclic_out = self.acyclic_out.saturating_sub(1);
             self.engine.handle_frame(frame, now);
         }
     }
@@ -578,6 +640,7 @@ impl Runtime {
     /// Evaluate the working counters of every domain (IgH: `ecrt_domain_process`), and in
     /// master-follows-reference mode the phase of this cycle to SYNC0.
     pub fn process(&mut self) {
+        self.groups.apply(&self.supervisor, &mut self.domains);
         for d in &mut self.domains {
             d.process();
         }
@@ -610,8 +673,15 @@ impl Runtime {
         self.frames.sync_monitor()
     }
 
+    /// Bytes per cycle the cyclic and acyclic frames may take together (default
+    /// [`DEFAULT_CYCLE_BYTES`], for a 1 ms cycle on 100 Mbit/s): acyclic frames are sent while
+    /// the total stays within it, and at least one is sent when any is queued.
+    pub fn set_cycle_bytes(&mut self, bytes: usize) {
+        self.cycle_bytes = bytes;
+    }
+
     /// Send the cyclic frames (outputs as they are in the domain images now), then advance the
-    /// supervisor and send at most one acyclic frame.
+    /// supervisor and send the acyclic frames within the byte budget.
     pub fn send(&mut self) -> Result<()> {
         self.send_cyclic()?;
         self.send_acyclic()
@@ -625,16 +695,28 @@ impl Runtime {
             self.status.copy_from_slice(b);
             self.status_cycle = self.cycle;
         }
-        self.last_dc_time = self
-            .frames
-            .dc_time()
-            .or(self.last_dc_time.map(|t| t + (now - self.last_send)));
+        if let Some(t) = self.frames.dc_time() {
+            self.dc_seen = Some((t, self.last_send));
+        }
         self.last_send = now;
         self.cycle += 1;
         let master_time = match &self.dc {
             Some(d) => (now as i64).wrapping_add(d.setup.master_base_ns) as u64,
             None => 0,
         };
+        // The reference clock's time now: the MainDevice's when the reference follows it,
+        // else the last one seen moved on by the time since (the FRMW carries it out, and
+        // the supervisor sets the clocks of SubDevices that come back by it).
+        self.dc_expected = match &self.dc {
+            Some(d) if d.mode == DcMode::ReferenceFollowsMaster => Some((master_time, now)),
+            Some(_) => self
+                .dc_seen
+                .map(|(t, at)| (t.wrapping_add(now.wrapping_sub(at)), now)),
+            None => None,
+        };
+        if let Some((t, _)) = self.dc_expected {
+            self.frames.set_expected_reference_time(t);
+        }
         self.frames.prepare(&mut self.domains, master_time);
         for n in 0..self.frames.frame_count() {
             let f = self.frames.frame(n, now);
@@ -643,47 +725,12 @@ impl Runtime {
         Ok(())
     }
 
-    /// Advance the supervisor and send at most one acyclic frame (second part of
-    /// [`Runtime::send`]).
-    pub fn send_acyclic(&mut self) -> Result<()> {
-        if let Some(mut c) = self.control.take() {
-            c.step(self);
-            self.control = Some(c);
-        }
-        let now = self.clock.now_ns();
-        self.supervisor.poll(
-            &mut self.engine,
-            now,
-            self.cycle,
-            self.probe,
-            &mut self.mailbox_counters,
-            self.last_dc_time,
-        );
-        let sup = &self.supervisor;
-        let (bits, status, at) = (&self.status_bit, &self.status, self.status_cycle);
-        let sm1 = |p: usize| {
-            let b = bits.get(p).copied().flatten()? as usize;
-            (at > 0 && sup.fmmus_mapped(p)).then(|| (status[b / 8] & (1 << (b % 8)) != 0, at))
-        };
-        self.sdo.poll(
-            &mut self.engine,
-            now,
-            self.cycle,
-            &mut self.mailbox_counters,
-            |p| sup.mailbox_busy(p),
-            sm1,
-        );
-        if let Some(n) = self.engine.poll_transmit(now, &mut self.tx) {
-            self.link.send(&self.tx[..n])?;
-        }
-        Ok(())
-    }
-
-    /// After a send: receive until every cyclic frame of this cycle is back or `deadline_ns`
-    /// (on the runtime clock) passes. Returns true if all came back. Never waits on virtual
-    /// time (the simulated ring has answered already).
+    /// After a send: receive until every cyclic frame of this cycle (and the acyclic frames
+    /// sent with them) is back or `deadline_ns` (on the runtime clock) passes. Returns true if
+    /// all cyclic frames came back. Never waits on virtual time (the simulated ring has
+    /// answered already).
     pub fn wait_return(&mut self, deadline_ns: u64) -> Result<bool> {
-        while !self.frames.all_returned() {
+        while !self.frames.all_returned() || self.acyclic_out > 0 {
             let mut until = self.clock.instant_at(deadline_ns);
             if until.is_some_and(|u| u <= std::time::Instant::now()) {
                 // Past the deadline (e.g. after a scheduling hiccup): still take a frame that
@@ -746,15 +793,21 @@ impl Runtime {
                 None => self.clock.wait_until(end),
             }
         }
+        // Name the first few; on a large bus the rest are counted, not listed.
+        const NAMED: usize = 8;
         let behind: Vec<String> = self
             .supervisor
             .states()
             .filter(|s| !s.running)
             .map(|s| s.to_string())
             .collect();
+        let more = match behind.len().saturating_sub(NAMED) {
+            0 => String::new(),
+            n => format!(" and {n} more"),
+        };
         Err(Error::Invalid(format!(
-            "not every SubDevice reached {state} within {max_cycles} cycles: {}",
-            behind.join(", ")
+            "not every SubDevice reached {state} within {max_cycles} cycles: {}{more}",
+            behind[..behind.len().min(NAMED)].join(", ")
         )))
     }
 }

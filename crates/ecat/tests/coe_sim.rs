@@ -192,8 +192,8 @@ fn long_descriptions_arrive_in_fragments_and_are_reassembled() {
     let object: String = (0..1400).map(|i| (b'a' + (i % 26) as u8) as char).collect();
     let entry: String = (0..900).map(|i| (b'A' + (i % 26) as u8) as char).collect();
     let od = net.subdevice_mut(0).unwrap().od_mut().unwrap();
-    od.object_mut(0x1018).unwrap().name = object.clone();
-    od.entry_mut(0x1018, 1).unwrap().name = entry.clone();
+    od.object_mut(0x1018).unwrap().name = object.as_str().into();
+    od.entry_mut(0x1018, 1).unwrap().name = entry.as_str().into();
     let link = SimLink::with_network(net, "sim:servo".into(), "servo".into());
     let mut md = MainDevice::with_link(Box::new(link));
     md.scan().unwrap();

@@ -1,10 +1,13 @@
 //! One of every device type the ESI test data describes (highest revision, passive terminals
 //! left out), built by the simulator from its ESI file, on one line behind an EK1100: our
-//! MainDevice scans them, brings every one to OP and sees the full WKC, on virtual time.
+//! MainDevice scans them, sets up DC as `ecat run` does (SYNC0 where a type's DC modes ask for
+//! it), brings every one to OP and sees the full WKC, on virtual time.
 //! Uses the shared ESI files beside the clone (`../shared/testdata/esi`: 181 Beckhoff types), else the
 //! repository's subset (`testdata/esi`).
 
 use ecat::clock::VirtualTime;
+use ecat::dc::setup::DcOptions;
+use ecat::dc::{DcMode, DcRuntime};
 use ecat::link::sim::SimLink;
 use ecat::runtime::Activation;
 use ecat::MainDevice;
@@ -48,7 +51,32 @@ fn every_esi_device_type_reaches_op() {
     let mut md = MainDevice::with_link(Box::new(link));
     md.scan().unwrap();
     assert_eq!(md.subdevices().len(), order.len());
-    let mut rt = md.activate(Activation::default()).unwrap();
+    // The MainDevice's normal DC setup (as `ecat run --dc auto`): some types (EL1258,
+    // EL2258, ...) have no free-run mode and refuse SAFEOP without SYNC0 (0x0030).
+    let sync0: Vec<&str> = md
+        .subdevices()
+        .iter()
+        .filter(|s| s.dc_assign_activate & 0x0300 != 0)
+        .map(|s| s.order.as_str())
+        .collect();
+    println!("{} SubDevices get SYNC0", sync0.len());
+    assert!(!sync0.is_empty());
+    let setup = md
+        .configure_dc(DcOptions::default())
+        .unwrap()
+        .expect("DC SubDevices");
+    let dc = DcRuntime {
+        setup,
+        mode: DcMode::MasterFollowsReference,
+        cycle_ns: 1_000_000,
+        shift_ns: 0,
+    };
+    let mut rt = md
+        .activate(Activation {
+            dc: Some(dc),
+            ..Default::default()
+        })
+        .unwrap();
     rt.run_until_state(AlState::Op, 1_000_000, 5_000).unwrap();
     for _ in 0..100 {
         vt.advance(1_000_000);

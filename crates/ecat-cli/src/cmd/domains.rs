@@ -141,7 +141,15 @@ pub fn data(a: DataArgs) -> CmdResult {
     if let Some(mut c) = a.bus.remote()? {
         let subs = c.subdevices()?;
         let doms = c.domains()?;
-        let cycles = c.master()?.cycles;
+        let m = c.master()?;
+        if doms.is_empty() && m.phase != "Operation" {
+            return Err(format!(
+                "master {} is in its configuration phase: its domains and their data exist once the application activates it",
+                m.index
+            )
+            .into());
+        }
+        let cycles = m.cycles;
         let d = doms
             .get(a.domain)
             .ok_or_else(|| no_domain(a.domain, doms.len()))?;

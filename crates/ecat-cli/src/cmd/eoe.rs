@@ -4,11 +4,13 @@
 //!
 //! `ecat ip` takes options (`--ip 10.0.0.2/24 --mac .. --gateway .. --dns .. --name ..`) or
 //! IgH's keyword arguments (`addr 10.0.0.2/24 link 02:00:00:00:00:01 default 10.0.0.1 dns
-//! 10.0.0.1 name drive1`); it runs on its own link (scan, then the request over the mailbox in
-//! PREOP or whatever state the SubDevice is in). There is no channel into a running `ecat run`
-//! for requests, so `ecat eoe` reads the statistics file that run's EoE bridge writes.
+//! 10.0.0.1 name drive1`); without any it reads them (the get-IP-parameter request). It goes
+//! through a running application's master with `-m N` (its control socket; the request rides
+//! in that application's frames), else on its own link (scan, then the request over the
+//! mailbox in whatever state the SubDevice is in). `ecat eoe` reads the statistics file a
+//! run's EoE bridge writes.
 
-use super::{open_and_scan, CmdResult};
+use super::{CmdResult, Target};
 use crate::select::Select;
 use crate::BusArgs;
 use ecat::mailbox::eoe::EoeOp;
@@ -87,8 +89,9 @@ fn parse_ip(s: &str) -> Result<(Ipv4Addr, Option<Ipv4Addr>), String> {
 }
 
 impl IpArgs {
-    /// The parameters asked for, from the options and IgH's keyword arguments.
-    fn params(&self) -> Result<IpParams, String> {
+    /// The parameters asked for, from the options and IgH's keyword arguments (`None`: none
+    /// given, read them).
+    fn params(&self) -> Result<Option<IpParams>, String> {
         let mut p = IpParams {
             mac: self.mac,
             gateway: self.gateway,
@@ -125,23 +128,48 @@ impl IpArgs {
                 format!("the host name '{n}' is longer than 32 bytes; give a shorter one")
             })?);
         }
-        if p.flags() == 0 {
-            return Err("nothing to set; give at least one of --ip, --mac, --gateway, --dns, --name (or IgH's addr/link/default/dns/name)".into());
-        }
-        Ok(p)
+        Ok((p.flags() != 0).then_some(p))
     }
 }
 
-/// Run `ecat ip`.
+/// Run `ecat ip`: set the parameters given, or show the SubDevice's when none are.
 pub fn ip(a: IpArgs) -> CmdResult {
     let params = a.params()?;
-    let mut md = open_and_scan(&a.bus)?;
-    let pos = a.select.resolve_one(md.subdevices())?;
-    let op = EoeOp::SetIp { port: 0, params };
-    let what = op.describe();
-    md.mailbox(pos, op)?;
-    println!("{}: {what} done", md.subdevices()[pos].who());
+    let mut t = Target::open(&a.bus)?;
+    let pos = a.select.resolve_one(t.subdevices())?;
+    let who = t.subdevices()[pos].who();
+    match params {
+        Some(params) => {
+            let what = EoeOp::SetIp { port: 0, params }.describe();
+            t.eoe_ip(pos, Some(params))?;
+            println!("{who}: {what} done");
+        }
+        None => {
+            let p = t.eoe_ip(pos, None)?.unwrap_or_default();
+            println!("{who}: EoE IP parameters");
+            print!("{}", show(&p));
+        }
+    }
     Ok(())
+}
+
+/// The parameters one per line (IgH's keywords), `-` for those the SubDevice did not give.
+fn show(p: &IpParams) -> String {
+    let opt = |a: Option<Ipv4Addr>| a.map_or("-".to_string(), |a| a.to_string());
+    let mac = p.mac.map_or("-".to_string(), |m| {
+        m.iter()
+            .map(|b| format!("{b:02x}"))
+            .collect::<Vec<_>>()
+            .join(":")
+    });
+    let name = p.dns_name.as_ref().and_then(|n| n.as_str()).unwrap_or("-");
+    format!(
+        "  link     {mac}\n  addr     {}\n  subnet   {}\n  default  {}\n  dns      {}\n  name     {name}\n",
+        opt(p.ip),
+        opt(p.subnet),
+        opt(p.gateway),
+        opt(p.dns)
+    )
 }
 
 fn rate(bytes_per_s: f64) -> String {
@@ -281,7 +309,11 @@ mod tests {
     fn params(args: &[&str]) -> Result<IpParams, String> {
         let mut v = vec!["ip"];
         v.extend_from_slice(args);
-        T::try_parse_from(v).map_err(|e| e.to_string())?.a.params()
+        T::try_parse_from(v)
+            .map_err(|e| e.to_string())?
+            .a
+            .params()?
+            .ok_or_else(|| "none given".to_string())
     }
 
     #[test]
@@ -324,7 +356,7 @@ mod tests {
 
     #[test]
     fn bad_input_is_one_sentence() {
-        assert!(params(&[]).unwrap_err().contains("nothing to set"));
+        assert!(params(&[]).unwrap_err().contains("none given"), "a read");
         assert!(params(&["--ip", "10.0.0/24"])
             .unwrap_err()
             .contains("not an IPv4 address"));
@@ -336,5 +368,15 @@ mod tests {
             .unwrap_err()
             .contains("unknown keyword"));
         assert!(params(&["--mac", "02:00"]).unwrap_err().contains("MAC"));
+    }
+
+    #[test]
+    fn shown_parameters_use_igh_keywords() {
+        let p = params(&["addr", "10.1.2.3/24", "name", "drive1"]).unwrap();
+        let s = show(&p);
+        assert!(s.contains("addr     10.1.2.3\n"), "{s}");
+        assert!(s.contains("subnet   255.255.255.0\n"), "{s}");
+        assert!(s.contains("default  -\n"), "{s}");
+        assert!(s.contains("name     drive1\n"), "{s}");
     }
 }

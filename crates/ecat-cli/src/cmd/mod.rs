@@ -30,6 +30,7 @@ use crate::BusArgs;
 use ecat::control::Client;
 use ecat::mailbox::sdo::SdoOp;
 use ecat::{MainDevice, SubDevice};
+use ecat_wire::eoe::IpParams;
 
 /// The error type of every command: printed as `ecat: <sentence>`.
 pub type CmdResult = Result<(), Box<dyn std::error::Error>>;
@@ -48,7 +49,7 @@ pub fn refuse_held_link(bus: &BusArgs) -> Result<(), Box<dyn std::error::Error>>
     if let Some(n) = bus.master {
         return Err(format!(
             "this command opens the link itself and cannot go through master {n}'s application; \
-             through -m work: slaves, upload, download, sdos, reg, sii read, states, domains, data, pdos, master, config"
+             through -m work: slaves, upload, download, sdos, reg, sii read, states, domains, data, pdos, master, config, ip"
         )
         .into());
     }
@@ -110,6 +111,28 @@ impl Target {
         match self {
             Target::Local(md) => md.read_memory(position, address, len),
             Target::Remote(c, _) => c.read_memory(position, address, len),
+        }
+    }
+
+    /// Set a SubDevice's EoE IP parameters (`Some`), or read them (`None`: the answer).
+    pub fn eoe_ip(
+        &mut self,
+        position: usize,
+        set: Option<IpParams>,
+    ) -> ecat::Result<Option<IpParams>> {
+        use ecat::mailbox::eoe::EoeOp;
+        match self {
+            Target::Local(md) => match set {
+                Some(params) => md
+                    .mailbox(position, EoeOp::SetIp { port: 0, params })
+                    .map(|_| None),
+                None => {
+                    let d = md.mailbox(position, EoeOp::GetIp { port: 0 })?;
+                    // The transfer checked that the body decodes.
+                    Ok(IpParams::parse(&d).ok())
+                }
+            },
+            Target::Remote(c, _) => c.eoe_ip(position, set.as_ref()),
         }
     }
 

@@ -59,6 +59,10 @@ pub struct Args {
     /// PDO configuration file (TOML); SubDevices not in it are configured from their SII
     #[arg(long, value_name = "FILE", conflicts_with = "eni")]
     pdo_config: Option<std::path::PathBuf>,
+    /// Hot-connect groups (TOML): parts of the bus that may leave and join while the rest
+    /// cycles, each a head (by alias, or identity at a position) and the SubDevices behind it
+    #[arg(long, value_name = "FILE", conflicts_with = "eni")]
+    hot_connect: Option<std::path::PathBuf>,
     /// Run the bus as this ENI file (ETG.2100) describes it: checked slave by slave, its init
     /// commands, process image offsets and expected working counters
     #[arg(long, value_name = "FILE")]
@@ -393,8 +397,12 @@ pub fn run(mut a: Args) -> CmdResult {
     let rss_start = rss_kib();
     let mut rss_per_minute: Vec<u64> = Vec::new();
     let verbose = a.verbose;
+    let mut ring = super::tap::RingWatch::default();
     let mut report = |perf: &mut Perf, rt: &mut Runtime, c: &LoopCounters| {
         print_events(rt, verbose);
+        if let Some(l) = ring.line(rt) {
+            println!("{l}");
+        }
         while rss_per_minute.len() < perf.minutes().len() {
             let n = rss_per_minute.len();
             let row = perf.minutes()[n];
@@ -544,12 +552,14 @@ fn activate_auto(
         println!("note: {n}");
     }
     let mut startup_sdos = vec![Vec::new(); configs.len()];
+    let mut fixed_positions = Vec::new();
     if let Some(path) = &a.pdo_config {
         for (p, c) in crate::pdofile::load(path, md.subdevices())?
             .into_iter()
             .enumerate()
         {
             if let Some(c) = c {
+                fixed_positions.push(p);
                 if md.coe_mailbox(p).is_ok() {
                     startup_sdos[p] = ecat::pdo_coe::write_ops(&c);
                 }
@@ -591,13 +601,34 @@ fn activate_auto(
             drives.len()
         );
     }
+    let hot_connect = match &a.hot_connect {
+        Some(path) => crate::hotfile::load(path)?,
+        None => Vec::new(),
+    };
     let dc = setup_dc(&mut md, a.dc, a.cycle, a.verbose)?;
     let rt = md.activate(Activation {
         configs: Some(configs),
         startup_sdos,
         dc,
+        hot_connect,
+        fixed_positions,
         ..Default::default()
     })?;
+    for g in 0..rt.supervisor().group_count() {
+        if let Some(m) = rt.supervisor().group_members(g) {
+            println!(
+                "hot-connect group \"{}\": positions {}-{}, {}",
+                rt.supervisor().group_name(g).unwrap_or_default(),
+                m.start,
+                m.end.saturating_sub(1),
+                if rt.supervisor().group_present(g) {
+                    "present"
+                } else {
+                    "absent"
+                }
+            );
+        }
+    }
     Ok((rt, profile, per_rad))
 }
 

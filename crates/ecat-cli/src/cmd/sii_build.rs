@@ -38,6 +38,10 @@ pub struct BuildArgs {
     /// Serial number to put into the image
     #[arg(long, value_parser = parse_u32, default_value = "0")]
     serial: u32,
+    /// Write the whole EEPROM: the image, then erased bytes (0xFF) up to the ESI's
+    /// ByteSize, as a dump of a real EEPROM reads
+    #[arg(long)]
+    full: bool,
     /// Output file ("-" for stdout)
     #[arg(short = 'o', long, value_name = "FILE")]
     output: PathBuf,
@@ -92,16 +96,21 @@ pub fn run(a: BuildArgs) -> CmdResult {
             serial: a.serial,
         },
     )?;
+    let bytes = if a.full {
+        built.padded()
+    } else {
+        built.image.clone()
+    };
     let to_stdout = a.output.as_os_str() == "-";
     if to_stdout {
         let mut out = std::io::stdout().lock();
         if out.is_terminal() {
             return Err("the SII image is binary: give -o FILE or redirect stdout".into());
         }
-        out.write_all(&built.image)?;
+        out.write_all(&bytes)?;
         out.flush()?;
     } else {
-        std::fs::write(&a.output, &built.image)
+        std::fs::write(&a.output, &bytes)
             .map_err(|e| format!("{}: cannot write the image: {e}", a.output.display()))?;
     }
     let pdos = match built.pdos {
@@ -110,7 +119,7 @@ pub fn run(a: BuildArgs) -> CmdResult {
         PdoContent::None => "no PDOs (they do not fit; read them over CoE)".to_string(),
     };
     let report = format!(
-        "{} \"{}\": vendor 0x{:08x}, product 0x{:08x}, revision 0x{:08x}; {} bytes for a {}-byte EEPROM, {}{}; from {}{}",
+        "{} \"{}\": vendor 0x{:08x}, product 0x{:08x}, revision 0x{:08x}; {} bytes for a {}-byte EEPROM{}, {}{}; from {}{}",
         dev.type_name,
         dev.name(a.lcid),
         dev.vendor_id,
@@ -118,6 +127,7 @@ pub fn run(a: BuildArgs) -> CmdResult {
         dev.revision,
         built.image.len(),
         built.eeprom_bytes,
+        if a.full { " (written whole)" } else { "" },
         pdos,
         if built.dc_names { "" } else { ", DC modes without names" },
         dev.file.file_name(),

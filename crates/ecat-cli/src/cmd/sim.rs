@@ -7,7 +7,9 @@
 //! duplicate it, never if they drop it (as a real ring would not answer). Options let tests pin
 //! device inputs (`--set-inputs 2=a5`) and watch the outputs devices apply (`--trace-outputs`
 //! prints a line whenever they change, `--trace-states` whenever a device's AL status or code
-//! does).
+//! does). With `--backup IFACE` the network (which must be a ring, `ring = true`) has its
+//! far end on a second interface: frames are answered on the port they leave by, and the
+//! network file's `break`/`heal` events cut and reconnect cables while it runs.
 
 use super::CmdResult;
 use crate::select::parse_u16;
@@ -47,6 +49,10 @@ pub struct Args {
     /// (`dc POSITION delay NS offset NS`) and its true propagation delay
     #[arg(long)]
     dump_dc: bool,
+    /// Cable redundancy: the interface the ring's last SubDevice is cabled to (the network
+    /// must have `ring = true`)
+    #[arg(long, value_name = "IFACE")]
+    backup: Option<String>,
 }
 
 fn parse_set(s: &str) -> Result<(usize, Vec<u8>), String> {
@@ -84,6 +90,25 @@ pub fn run(a: Args) -> CmdResult {
         net.set_inputs(pos, &bytes)
             .map_err(|e| format!("--set-inputs {s}: {e}"))?;
     }
+    let mut backup = match &a.backup {
+        Some(b) => {
+            let b = b.strip_prefix("raw:").unwrap_or(b);
+            if b == iface {
+                return Err(format!("--backup {b} is the interface given with -i; give the second interface, the one the ring's far end is cabled to").into());
+            }
+            if !net.is_ring() {
+                return Err(format!("--backup {b}: network '{}' is not a ring; add `ring = true` to its network file (or use -n ring8)", a.network).into());
+            }
+            let l = RawSocket::open(b)?;
+            l.set_receive_buffer(SIM_RCVBUF);
+            Some(l)
+        }
+        None => {
+            // No backup port: the ring's last SubDevice ends the line.
+            let _ = net.set_ring(false);
+            None
+        }
+    };
     let mut link = RawSocket::open(iface)?;
     // Room for a few seconds of frames: a stalled simulator answers late instead of
     // dropping what the MainDevice sent (dropped ones are reported at the end).
@@ -131,29 +156,40 @@ pub fn run(a: Args) -> CmdResult {
         if let Some((t, _)) = held.front() {
             deadline = deadline.min(*t);
         }
-        let Some(n) = link.recv(&mut buf, Some(deadline))? else {
-            continue;
-        };
-        let now = epoch.elapsed().as_nanos() as u64;
-        match net.process(&mut buf[..n], now) {
-            FrameFate::Returned {
-                delay_ns,
-                duplicate,
-            } => {
-                let copies = if duplicate { 2 } else { 1 };
-                for _ in 0..copies {
-                    if delay_ns == 0 {
-                        link.send(&buf[..n])?;
-                    } else {
-                        held.push_back((
-                            Instant::now() + Duration::from_nanos(delay_ns),
-                            buf[..n].to_vec(),
-                        ));
-                    }
-                }
-                answered += 1;
+        if let Some(b) = backup.as_mut() {
+            let now = || epoch.elapsed().as_nanos() as u64;
+            match ecat::link::sim_ring::answer_one(
+                &mut net, &mut link, b, &mut buf, deadline, &now,
+            )? {
+                Some(FrameFate::Returned { .. }) => answered += 1,
+                Some(FrameFate::Dropped(_)) => dropped += 1,
+                None => continue,
             }
-            FrameFate::Dropped(_) => dropped += 1,
+        } else {
+            let Some(n) = link.recv(&mut buf, Some(deadline))? else {
+                continue;
+            };
+            let now = epoch.elapsed().as_nanos() as u64;
+            match net.process(&mut buf[..n], now) {
+                FrameFate::Returned {
+                    delay_ns,
+                    duplicate,
+                } => {
+                    let copies = if duplicate { 2 } else { 1 };
+                    for _ in 0..copies {
+                        if delay_ns == 0 {
+                            link.send(&buf[..n])?;
+                        } else {
+                            held.push_back((
+                                Instant::now() + Duration::from_nanos(delay_ns),
+                                buf[..n].to_vec(),
+                            ));
+                        }
+                    }
+                    answered += 1;
+                }
+                FrameFate::Dropped(_) => dropped += 1,
+            }
         }
         if a.trace_outputs {
             for (pos, last) in last_outputs.iter_mut().enumerate() {

@@ -1,7 +1,9 @@
 //! Options that tap the link of a command: `--capture FILE` records every frame to a pcap
 //! (pcapng if the name ends in `.pcapng`) file Wireshark reads, and `--faults SPEC` injects
 //! seeded faults. The capture sits above the faults, so it records what the MainDevice sees:
-//! `ecat analyze` on it counts the same losses as the MainDevice does.
+//! `ecat analyze` on it counts the same losses as the MainDevice does. `--backup IFACE` makes
+//! the link redundant (cable redundancy: the ring's far end on a second port, see
+//! `ecat::link::redundant`); [`RingWatch`] reports where the ring opens and when it closes.
 
 use ecat::link::capture::CaptureLink;
 use ecat::link::faults::{FaultLink, FaultStats};
@@ -21,6 +23,10 @@ pub struct TapArgs {
     /// probabilities; delay-time=2ms; seed=N)
     #[arg(long, value_name = "SPEC")]
     pub faults: Option<String>,
+    /// Cable redundancy: the interface cabled to the far end of the ring (`sim` for a
+    /// simulated ring's backup port, e.g. -i sim:ring8 --backup sim)
+    #[arg(long, value_name = "IFACE")]
+    pub backup: Option<String>,
     #[arg(skip)]
     stats: Option<Arc<FaultStats>>,
 }
@@ -28,7 +34,10 @@ pub struct TapArgs {
 impl TapArgs {
     /// Open the link named `spec` with the faults and the capture asked for.
     pub fn open_link(&mut self, spec: &str) -> Result<Box<dyn Link>, Box<dyn std::error::Error>> {
-        let mut l = link::open(spec)?;
+        let mut l = match &self.backup {
+            Some(b) => link::open_redundant(spec, b)?,
+            None => link::open(spec)?,
+        };
         if let Some(f) = &self.faults {
             let fl = FaultLink::new(l, FaultSpec::parse(f)?);
             self.stats = Some(fl.stats());
@@ -72,5 +81,31 @@ impl TapArgs {
                 p.display()
             );
         }
+    }
+}
+
+/// Reports changes of the ring state of a redundant link.
+#[derive(Debug, Default)]
+pub struct RingWatch {
+    changes: u64,
+}
+
+impl RingWatch {
+    /// A line if the ring opened or closed since the last call (`None` without change or
+    /// on a single port).
+    pub fn line(&mut self, rt: &Runtime) -> Option<String> {
+        let st = rt.link().redundancy()?;
+        if st.changes == self.changes {
+            return None;
+        }
+        self.changes = st.changes;
+        let count = rt.supervisor().states().count();
+        Some(match (st.open, st.break_between(count)) {
+            (true, Some((a, b))) => {
+                format!("ring: open between SubDevices {a} and {b}; both halves answer, process data stays complete")
+            }
+            (true, None) => "ring: open (where not yet known)".to_string(),
+            (false, _) => "ring: closed again; frames pass in one direction".to_string(),
+        })
     }
 }

@@ -243,6 +243,14 @@ pub struct EscInfo {
     pub sm_watchdog: Option<u16>,
 }
 
+/// One sync unit (`Su`): a group of process data a MainDevice may send in its own frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct SyncUnit {
+    /// The unit's process data may be sent again in a repeated frame
+    /// (`Su@FrameRepeatSupport`).
+    pub frame_repeat_support: bool,
+}
+
 /// One device description (one `Device` element: one type at one revision).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Device {
@@ -278,6 +286,8 @@ pub struct Device {
     pub fmmus: Vec<Fmmu>,
     /// SyncManagers in order (position = SM number).
     pub sms: Vec<Sm>,
+    /// Sync units (`Su`), in order.
+    pub sync_units: Vec<SyncUnit>,
     /// RxPDOs then TxPDOs, in file order within each.
     pub pdos: Vec<Pdo>,
     /// Mailbox protocols, when the device has a mailbox.
@@ -454,6 +464,12 @@ pub(crate) fn parse_device(
         sms.push(parse_sm(cx, s)?);
     }
 
+    let sync_units = children(node, "Su")
+        .map(|u| SyncUnit {
+            frame_repeat_support: bool_attr(u, "FrameRepeatSupport"),
+        })
+        .collect();
+
     let mut pdos = Vec::new();
     for p in children(node, "RxPdo") {
         pdos.push(parse_pdo(cx, p, PdoDir::Rx)?);
@@ -528,6 +544,7 @@ pub(crate) fn parse_device(
         },
         fmmus,
         sms,
+        sync_units,
         pdos,
         mailbox,
         dc,

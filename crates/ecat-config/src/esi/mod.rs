@@ -17,7 +17,7 @@ pub(crate) mod xml;
 pub use datatype::{base_type_code, is_signed};
 pub use device::{
     pick_text, CoeInfo, DcOpMode, Device, EepromInfo, EscInfo, Fmmu, FmmuKind, Group, LocalText,
-    Mailbox, PortKind, Sm, SmKind,
+    Mailbox, PortKind, Sm, SmKind, SyncUnit,
 };
 pub use dictionary::{
     Access, DataType, DataTypeSubItem, Dictionary, Flags, Object, ObjectKind, PdoMapping, States,

@@ -37,7 +37,8 @@ def _stop_all_helpers() -> None:
 
 class Event(NamedTuple):
     """Something the supervisor reports: ``kind`` is lost, found, reached, refused,
-    startup_failed, wrong_device or emergency; ``code`` is the AL status code of a refusal or
+    startup_failed, startup_skipped (an optional startup request failed and was passed over),
+    wrong_device or emergency; ``code`` is the AL status code of a refusal or
     an emergency's error code; ``data`` an emergency's error register and 5 manufacturer
     bytes. Emergencies come as soon as the runtime reads them from the SubDevice's mailbox
     (cyclically where it polls mailboxes, otherwise during its next SDO transfer)."""

@@ -10,7 +10,11 @@
 //! (the cyclic path must stay allocation-free).
 //!
 //! Objects are kept sorted by index; entries of an object sorted by subindex. Records may
-//! have gaps (0x1C32 has 1..=0x0C and 0x20).
+//! have gaps (0x1C32 has 1..=0x0C and 0x20). Device models look entries up by index every
+//! frame (a drive dozens of times), so the dictionary also keeps where each high byte of the
+//! index starts in the sorted objects: a lookup searches only the few objects sharing it.
+
+use std::sync::Arc;
 
 use ecat_wire::coe::info::{ObjectAccess, ObjectCode};
 use ecat_wire::coe::DataType;
@@ -174,8 +178,8 @@ macro_rules! od_var {
 pub struct Entry {
     /// Subindex.
     pub sub: u8,
-    /// Name.
-    pub name: String,
+    /// Name (shared by the copies of a network).
+    pub name: Arc<str>,
     /// CoE data type.
     pub dtype: DataType,
     /// Length in bits.
@@ -184,8 +188,8 @@ pub struct Entry {
     pub access: u16,
     /// Current value, little-endian.
     pub value: Vec<u8>,
-    /// Default value, little-endian.
-    pub default: Vec<u8>,
+    /// Default value, little-endian (shared by the copies of a network).
+    pub default: Arc<[u8]>,
     /// Write range.
     pub min: Option<i64>,
     /// Write range.
@@ -237,11 +241,11 @@ impl Entry {
         };
         let mut e = Entry {
             sub: s.sub,
-            name: s.name.to_string(),
+            name: s.name.into(),
             dtype: s.dtype,
             bits: s.bits,
             access: s.access,
-            default: value.clone(),
+            default: value.as_slice().into(),
             value,
             min: s.min,
             max: s.max,
@@ -262,7 +266,7 @@ impl Entry {
     /// A new integer entry (generated standard objects).
     pub fn new_int(sub: u8, name: impl Into<String>, dtype: DataType, access: u16, v: i64) -> Self {
         let mut e = Entry::from_spec(&SubSpec::int(sub, "", dtype, access, v));
-        e.name = name.into();
+        e.name = Arc::from(name.into());
         e
     }
 }
@@ -290,8 +294,8 @@ pub(crate) fn decode_int(b: &[u8], bits: u16, signed: bool) -> i64 {
 pub struct Object {
     /// Index.
     pub index: u16,
-    /// Name.
-    pub name: String,
+    /// Name (shared by the copies of a network).
+    pub name: Arc<str>,
     /// VAR, ARRAY or RECORD.
     pub code: ObjectCode,
     /// Data type reported by the object description.
@@ -311,7 +315,7 @@ impl Object {
     ) -> Object {
         Object {
             index,
-            name: name.to_string(),
+            name: name.into(),
             code,
             dtype,
             entries,
@@ -324,7 +328,7 @@ impl Object {
         entries.sort_by_key(|e| e.sub);
         Object {
             index: s.index,
-            name: s.name.to_string(),
+            name: s.name.into(),
             code: s.code,
             dtype: s.dtype,
             entries,
@@ -358,10 +362,15 @@ impl Object {
     }
 }
 
-/// The live object dictionary of one device.
+/// The live object dictionary of one device. Copy on write: the copies of a network share
+/// one dictionary until one of them writes an entry (a value that stays the same is no
+/// write), so copying a network with drives is cheap.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Od {
-    objects: Vec<Object>,
+    objects: Arc<Vec<Object>>,
+    /// `objects[starts[h]..starts[h + 1]]` have indices with high byte `h` (257 bounds once
+    /// the first object is in; see the module documentation).
+    starts: Vec<u32>,
 }
 
 impl Od {
@@ -372,10 +381,33 @@ impl Od {
 
     /// Add (or replace) an object.
     pub fn insert(&mut self, obj: Object) {
-        match self.objects.binary_search_by_key(&obj.index, |o| o.index) {
-            Ok(i) => self.objects[i] = obj,
-            Err(i) => self.objects.insert(i, obj),
+        let objects = Arc::make_mut(&mut self.objects);
+        match objects.binary_search_by_key(&obj.index, |o| o.index) {
+            Ok(i) => objects[i] = obj,
+            Err(i) => {
+                let h = (obj.index >> 8) as usize;
+                objects.insert(i, obj);
+                if self.starts.is_empty() {
+                    self.starts = vec![0; 257];
+                }
+                for s in &mut self.starts[h + 1..] {
+                    *s += 1;
+                }
+            }
         }
+    }
+
+    /// Position of object `index` in `objects`.
+    fn position(&self, index: u16) -> Option<usize> {
+        let h = (index >> 8) as usize;
+        let (lo, hi) = match self.starts.get(h..h + 2) {
+            Some(b) => (b[0] as usize, b[1] as usize),
+            None => return None,
+        };
+        self.objects[lo..hi]
+            .binary_search_by_key(&index, |o| o.index)
+            .ok()
+            .map(|i| lo + i)
     }
 
     /// Add the objects of a static table.
@@ -392,18 +424,13 @@ impl Od {
 
     /// The object at `index`.
     pub fn object(&self, index: u16) -> Option<&Object> {
-        self.objects
-            .binary_search_by_key(&index, |o| o.index)
-            .ok()
-            .map(|i| &self.objects[i])
+        self.position(index).map(|i| &self.objects[i])
     }
 
     /// The object at `index`, writable.
     pub fn object_mut(&mut self, index: u16) -> Option<&mut Object> {
-        self.objects
-            .binary_search_by_key(&index, |o| o.index)
-            .ok()
-            .map(|i| &mut self.objects[i])
+        let i = self.position(index)?;
+        Some(&mut Arc::make_mut(&mut self.objects)[i])
     }
 
     /// The entry `index:sub`.
@@ -429,6 +456,11 @@ impl Od {
     /// Set the integer value of `index:sub` (device side: no access or range checks);
     /// false if the entry does not exist.
     pub fn set(&mut self, index: u16, sub: u8, v: i64) -> bool {
+        match self.entry(index, sub) {
+            None => return false,
+            Some(e) if e.int() == v => return true,
+            Some(_) => {}
+        }
         match self.entry_mut(index, sub) {
             Some(e) => {
                 e.set_int(v);
@@ -459,5 +491,30 @@ mod tests {
         assert!(!od.set(0x6042, 0, 1));
         assert_eq!(decode_int(&[0x0F], 4, true), -1);
         assert_eq!(bits_of(DataType(0x0032)), 3);
+    }
+
+    #[test]
+    fn lookups_find_every_object_whatever_the_insertion_order() {
+        static U: &[ObjSpec] = &[
+            crate::od_var!(0xFFFF, "Last", UNSIGNED8, access::RO, 1),
+            crate::od_var!(0x0000, "First", UNSIGNED8, access::RO, 2),
+            crate::od_var!(0x60FF, "Target velocity", INTEGER32, access::RW, 3),
+            crate::od_var!(0x6100, "Next high byte", UNSIGNED8, access::RO, 4),
+            crate::od_var!(0x1000, "Device type", UNSIGNED32, access::RO, 5),
+        ];
+        let mut od = Od::new();
+        assert_eq!(od.get(0x6041, 0), None, "empty");
+        od.insert_specs(U);
+        od.insert_specs(T);
+        od.insert_specs(T);
+        let found: Vec<i64> = [0xFFFF, 0x0000, 0x60FF, 0x6100, 0x1000, 0x6041, 0x6064]
+            .iter()
+            .map(|&i| od.get(i, 0).unwrap())
+            .collect();
+        assert_eq!(found, [1, 2, 3, 4, 5, 0x40, -5]);
+        for missing in [0x0001, 0x60FE, 0x6101, 0xFFFE, 0x6000] {
+            assert_eq!(od.get(missing, 0), None, "{missing:#06x}");
+        }
+        assert_eq!(od.objects().len(), 7);
     }
 }

@@ -33,11 +33,11 @@ const U32: DataType = DataType::UNSIGNED32;
 fn var(index: u16, name: &str, e: Entry) -> Object {
     Object {
         index,
-        name: name.to_string(),
+        name: name.into(),
         code: ObjectCode::VAR,
         dtype: e.dtype,
         entries: vec![Entry {
-            name: name.to_string(),
+            name: name.into(),
             ..e
         }],
     }

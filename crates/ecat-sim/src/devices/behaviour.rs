@@ -16,7 +16,7 @@
 use crate::esc::{Behaviour, Esc};
 
 /// Walking-bit digital inputs.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct DigitalInputs;
 
 /// The input byte a digital input terminal presents at `now_ns`.
@@ -31,7 +31,7 @@ impl Behaviour for DigitalInputs {
 }
 
 /// Two analog inputs moving as triangles.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct AnalogInputs;
 
 /// The value of EL3102 channel 1 at `now_ns`: a triangle from −32768 to 32767 and back,

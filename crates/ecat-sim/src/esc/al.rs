@@ -21,6 +21,12 @@
 //!   the device to PREOP+ERR (to INIT+ERR for 0x0016, or when it was in INIT). FMMUs are not
 //!   checked: no solid source names a refusal code (0x002D/0x002E are legacy names the
 //!   sources disagree on).
+//! * **DC SYNC check.** PREOP→SAFEOP on a device whose SII DC operating modes all need SYNC
+//!   signals (AssignActivate high byte, e.g. 0x0300 = cyclic unit + SYNC0; no free-run or
+//!   SM-synchronous mode) also checks DC activation 0x0981: it must switch on at least the
+//!   signals of one of those modes, else PREOP+ERR 0x0030 (invalid DC SYNC configuration).
+//!   Devices with a free-run mode accept any activation, none included. SYNC0/SYNC1 cycle
+//!   times are not checked (0x0035–0x0037 are not modelled).
 //! * **SAFEOP→OP waits for outputs.** A device with outputs goes to OP at once if the
 //!   MainDevice has completed an output buffer since SAFEOP was entered; otherwise the request
 //!   stays pending, AL status unchanged (SAFEOP), until the first complete output buffer
@@ -46,7 +52,7 @@
 //! only in OP (see the `io` module).
 
 use super::Esc;
-use crate::sii_info::{MailboxArea, SmKind};
+use crate::sii_info::{MailboxArea, SmKind, DC_SYNC_BITS};
 use ecat_wire::al::{AlState, AlStatus, AlStatusCode};
 use ecat_wire::register::{self as reg, sm_control};
 
@@ -153,7 +159,11 @@ impl Esc {
             (Init | PreOp | SafeOp | Op, PreOp) => {
                 self.check_mailbox(std_mbx, AlStatusCode::INVALID_MAILBOX)
             }
-            (PreOp, SafeOp) | (SafeOp | Op, SafeOp | Op) => self
+            (PreOp, SafeOp) => self
+                .check_mailbox(std_mbx, AlStatusCode::INVALID_MAILBOX)
+                .and_then(|()| self.check_process_data())
+                .and_then(|()| self.check_dc_sync()),
+            (SafeOp | Op, SafeOp | Op) => self
                 .check_mailbox(std_mbx, AlStatusCode::INVALID_MAILBOX)
                 .and_then(|()| self.check_process_data()),
             _ => return self.al_refuse(cur, AlStatusCode::INVALID_STATE_CHANGE),
@@ -283,6 +293,25 @@ impl Esc {
             }
         }
         Ok(())
+    }
+
+    /// PREOP→SAFEOP on a device that needs DC sync (its SII lists DC operating modes and
+    /// none of them runs without SYNC signals): DC activation 0x0981 must switch on at least
+    /// the SYNC signals of one of its modes (0x0030 otherwise). Devices with a free-run or
+    /// SM-synchronous mode, or without a DC category, accept any activation, none included.
+    fn check_dc_sync(&self) -> Result<(), AlStatusCode> {
+        let modes = &self.info.dc_activations;
+        if modes.is_empty() || modes.contains(&0) {
+            return Ok(());
+        }
+        let act = self.mem[reg::DC_ACTIVATION as usize] & DC_SYNC_BITS;
+        // Every signal the mode needs is switched on (more do no harm).
+        let covers = |m: u8| act & m == m;
+        if modes.iter().any(|&m| covers(m)) {
+            Ok(())
+        } else {
+            Err(AlStatusCode::INVALID_DC_SYNC_CONFIG)
+        }
     }
 
     /// Another enabled SM reaches into the 3-buffer area of SM `n`.

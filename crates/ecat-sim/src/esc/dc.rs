@@ -309,6 +309,17 @@ impl Esc {
         }
     }
 
+    /// A frame carrying the latch write (0x0900) passes `port` in forwarding direction at
+    /// true time `t_ns` without reaching the processing unit: the port's receive time is
+    /// latched all the same (as on the way back through a port in a line).
+    pub fn dc_latch_port(&mut self, port: usize, t_ns: u64) {
+        if !self.dc_present() || port > 3 {
+            return;
+        }
+        let v = self.dc.clock.local(t_ns) as u32;
+        self.pdi_write(0x0900 + 4 * port as u16, &v.to_le_bytes());
+    }
+
     fn dc_latch(&mut self, p: FramePassage) {
         for (port, t) in p.ports.iter().enumerate() {
             if let Some(t) = t {

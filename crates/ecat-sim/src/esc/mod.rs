@@ -75,8 +75,10 @@ pub struct EscChip {
 }
 
 /// A per-device behaviour behind the PDI (the firmware or I/O logic of a model). Every method
-/// has a default that does nothing; models override what they need.
-pub trait Behaviour: Send {
+/// has a default that does nothing; models override what they need. Behaviours are `Clone`
+/// (through [`BehaviourClone`]), so a whole network can be copied (the fuzz targets copy a
+/// preset instead of building it for every input).
+pub trait Behaviour: Send + BehaviourClone {
     /// Called once per processed frame after all datagrams, with the PDI view of the ESC:
     /// [`Esc::outputs`] holds the outputs the device applies now, and the behaviour sets its
     /// inputs with [`Esc::set_device_inputs`].
@@ -86,7 +88,26 @@ pub trait Behaviour: Send {
     fn power_up(&mut self) {}
 }
 
+/// Copies a boxed [`Behaviour`]; implemented for every `Behaviour` that is `Clone`.
+pub trait BehaviourClone {
+    /// A boxed copy.
+    fn clone_box(&self) -> Box<dyn Behaviour>;
+}
+
+impl<T: Behaviour + Clone + 'static> BehaviourClone for T {
+    fn clone_box(&self) -> Box<dyn Behaviour> {
+        Box::new(self.clone())
+    }
+}
+
+impl Clone for Box<dyn Behaviour> {
+    fn clone(&self) -> Self {
+        self.as_ref().clone_box()
+    }
+}
+
 /// One simulated ESC with its SII and device behaviour.
+#[derive(Clone)]
 pub struct Esc {
     mem: Vec<u8>,
     shape: MapShape,
@@ -304,19 +325,19 @@ impl Esc {
         self.refresh_dl_status();
     }
 
-    /// Tell the ESC which of its ports have a link to a SubDevice (port 0 faces the
-    /// MainDevice and always has one); updates DL status. Ports the chip does not implement
+    /// Tell the ESC which of its ports have a link (port 0 faces the MainDevice and has one
+    /// unless its cable is cut); updates DL status. Ports the chip does not implement
     /// (port descriptor 0x0007) never have a link.
     pub fn set_port_links(&mut self, links: [bool; 4]) {
         // A port whose link goes down counts in its lost-link counter (0x0310 + port).
-        for (p, (&was, &is)) in self.links.iter().zip(&links).enumerate().skip(1) {
-            if was && !is && self.port_implemented(p) {
+        for (p, (&was, &is)) in self.links.iter().zip(&links).enumerate() {
+            if was && !is && (p == 0 || self.port_implemented(p)) {
                 let c = &mut self.mem[0x0310 + p];
                 *c = c.saturating_add(1);
             }
         }
+        // Port 0 faces the MainDevice; it loses its link only when its cable is cut.
         self.links = links;
-        self.links[0] = true;
         self.refresh_dl_status();
     }
 

@@ -14,6 +14,11 @@
 //! PDI side of an ESC no datagram concerned runs after the next frame that does (the PDI
 //! reacts to accesses), and its timers (EEPROM busy, SM watchdog, OP request) run when a
 //! frame passes at or after the time they are due ([`Route::due`]).
+//!
+//! A frame of many addressed datagrams (a bring-up frame holds dozens, each for one ESC) would
+//! still test each datagram at each ESC; so the index also sorts the stations and positions
+//! its configured- and position-addressed datagrams name, and [`FrameIndex::concerns`] asks
+//! only the datagrams that can reach many ESCs (broadcast, logical, ARMW/FRMW) one by one.
 
 use super::Esc;
 use ecat_wire::datagram::{Addressing, HEADER_LEN, OVERHEAD};
@@ -56,9 +61,15 @@ impl DgRef {
 }
 
 /// The datagrams of one frame, reused from frame to frame (no allocation once grown).
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct FrameIndex {
     pub dgs: Vec<DgRef>,
+    /// Sorted ADPs of the configured-address datagrams (station or alias they name).
+    stations: Vec<u16>,
+    /// Sorted positions (hops) the auto-increment datagrams are addressed to.
+    positions: Vec<u16>,
+    /// The datagrams that can concern many ESCs (broadcast, logical, ARMW/FRMW).
+    wide: Vec<DgRef>,
 }
 
 impl FrameIndex {
@@ -66,6 +77,9 @@ impl FrameIndex {
     /// `frame`, which ends at `end`). Returns false if the chain is broken.
     pub fn build(&mut self, frame: &[u8], first: usize, end: usize) -> bool {
         self.dgs.clear();
+        self.stations.clear();
+        self.positions.clear();
+        self.wide.clear();
         let mut at = first;
         loop {
             let Some(h) = frame
@@ -80,15 +94,28 @@ impl FrameIndex {
             if at + total > end {
                 return false;
             }
-            self.dgs.push(DgRef {
+            let d = DgRef {
                 at,
                 total,
                 cmd: Command::from_u8(h[0]),
                 adp0: u16::from_le_bytes([h[2], h[3]]),
                 ado: u16::from_le_bytes([h[4], h[5]]),
                 len,
-            });
+            };
+            self.dgs.push(d);
+            match d.cmd {
+                None => {}
+                Some(Command::Armw | Command::Frmw) => self.wide.push(d),
+                Some(c) => match c.addressing() {
+                    Addressing::None => {}
+                    Addressing::AutoIncrement => self.positions.push(d.adp0.wrapping_neg()),
+                    Addressing::Configured => self.stations.push(d.adp0),
+                    Addressing::Broadcast | Addressing::Logical => self.wide.push(d),
+                },
+            }
             if lf & 0x8000 == 0 {
+                self.stations.sort_unstable();
+                self.positions.sort_unstable();
                 return true;
             }
             at += total;
@@ -102,6 +129,16 @@ impl FrameIndex {
             let v = d.adp0.wrapping_add(hops as u16).to_le_bytes();
             frame[d.at + 2..d.at + 4].copy_from_slice(&v);
         }
+    }
+
+    /// Whether any datagram of the frame can concern the ESC with `route` passing as the
+    /// `hop`-th ESC (the same answer as [`Route::concerns`] over every datagram).
+    pub fn concerns(&self, route: &Route, hop: usize) -> bool {
+        let named = |v: &Vec<u16>, x: u16| !v.is_empty() && v.binary_search(&x).is_ok();
+        named(&self.positions, hop as u16)
+            || named(&self.stations, route.station)
+            || route.alias.is_some_and(|a| named(&self.stations, a))
+            || self.wide.iter().any(|d| route.concerns(d, hop))
     }
 
     /// OR `irq` into every datagram's IRQ field.

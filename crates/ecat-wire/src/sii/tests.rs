@@ -259,6 +259,23 @@ fn writer_bytes() {
         ]
     );
     assert_eq!(buf[14], crc8(&[0; 14]));
+
+    // Beckhoff-style: the pad byte left erased.
+    let mut buf = [0xA5u8; 200];
+    let mut w = SiiWriter::new(&mut buf, &FixedAreaRepr::default())
+        .unwrap()
+        .with_padding(0xFF);
+    w.strings(&["AB"]).unwrap();
+    w.raw(CategoryType::SyncUnit, &[0xF0]).unwrap();
+    let n = w.finish();
+    assert_eq!(
+        &buf[0x80..n],
+        &[
+            0x0A, 0x00, 0x02, 0x00, 1, 2, b'A', b'B', // STRINGS, 2 words, even: no pad
+            0x2B, 0x00, 0x01, 0x00, 0xF0, 0xFF, // SYNCUNIT, 1 word, padded with 0xFF
+            0xFF, 0xFF, // END
+        ]
+    );
 }
 
 #[test]

@@ -26,6 +26,7 @@ use crate::{latin1, put16, Error, Result};
 pub struct SiiWriter<'a> {
     buf: &'a mut [u8],
     pos: usize,
+    pad: u8,
 }
 
 /// Bytes of the END marker.
@@ -41,7 +42,15 @@ impl<'a> SiiWriter<'a> {
         Ok(SiiWriter {
             buf,
             pos: FIXED_AREA_LEN,
+            pad: 0,
         })
+    }
+
+    /// Pad odd-length category payloads with `byte` instead of 0 (Beckhoff's EEPROM tool
+    /// leaves the pad byte erased, 0xFF, e.g. after the last string).
+    pub fn with_padding(mut self, byte: u8) -> Self {
+        self.pad = byte;
+        self
     }
 
     /// Bytes written so far (without the END marker).
@@ -54,8 +63,9 @@ impl<'a> SiiWriter<'a> {
         false
     }
 
-    /// Reserve a category of `len` payload bytes (padded to even with a zero byte), write its
-    /// header and return the zeroed payload to fill.
+    /// Reserve a category of `len` payload bytes (padded to even with the pad byte, 0 unless
+    /// [`SiiWriter::with_padding`] says otherwise), write its header and return the zeroed
+    /// payload to fill.
     pub fn category(&mut self, kind: CategoryType, len: usize) -> Result<&mut [u8]> {
         if kind == CategoryType::End {
             return Err(Error::BadValue);
@@ -71,6 +81,9 @@ impl<'a> SiiWriter<'a> {
         put16(self.buf, start + 2, words);
         let payload = &mut self.buf[start + CATEGORY_HEADER_LEN..end];
         payload.fill(0);
+        if padded > len {
+            payload[len] = self.pad;
+        }
         self.pos = end;
         Ok(&mut payload[..len])
     }

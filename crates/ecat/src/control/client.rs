@@ -199,6 +199,30 @@ impl Client {
         })
     }
 
+    /// Set a SubDevice's EoE IP parameters (`Some`) or read them (`None`; the answer), in
+    /// the application's frames.
+    pub fn eoe_ip(
+        &mut self,
+        position: usize,
+        set: Option<&ecat_wire::eoe::IpParams>,
+    ) -> Result<Option<ecat_wire::eoe::IpParams>> {
+        let set = set.map(|p| {
+            let mut b = vec![0; ecat_wire::eoe::IpParams::LEN];
+            let _ = p.emit(&mut b);
+            b
+        });
+        let reading = set.is_none();
+        let d = self.data(Request::EoeIp { position, set })?;
+        if !reading {
+            return Ok(None);
+        }
+        ecat_wire::eoe::IpParams::parse(&d).map(Some).map_err(|e| {
+            Error::Invalid(format!(
+                "the IP parameters from the application cannot be decoded ({e})"
+            ))
+        })
+    }
+
     /// Read `len` bytes of ESC memory (in pieces of at most
     /// [`super::server::MAX_REGISTER_BYTES`]).
     pub fn read_memory(&mut self, position: usize, address: u16, len: usize) -> Result<Vec<u8>> {

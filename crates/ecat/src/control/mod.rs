@@ -11,6 +11,7 @@
 //! - [`shared`]: what the server and the cycling application share, and the application's
 //!   endpoint, served once per cycle from [`crate::runtime::Runtime::send_acyclic`] without
 //!   allocating;
+//! - [`idle`]: before activation, bus requests on the application's shared MainDevice;
 //! - [`rates`]: frame rates over 1, 10 and 60 s for `ecat master`;
 //! - [`server`]: the socket and its threads (never the application's thread);
 //! - [`client`]: the tool's side.
@@ -19,6 +20,7 @@
 //! rides in the application's acyclic frames; the cyclic frames are never delayed or displaced.
 
 pub mod client;
+pub mod idle;
 pub mod protocol;
 pub mod rates;
 pub mod server;

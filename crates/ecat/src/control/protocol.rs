@@ -63,6 +63,15 @@ pub enum Request {
     Master,
     /// The application's slave configurations.
     Configs,
+    /// EoE IP parameters of a SubDevice, through the application's mailbox: set them (`set`:
+    /// the 58-byte body of the set-IP-parameter request, [`ecat_wire::eoe::IpParams`]) or,
+    /// with `None`, read them (the get-IP-parameter request; answered with that body).
+    EoeIp {
+        /// Ring position.
+        position: usize,
+        /// The parameters to set, or `None` to read them.
+        set: Option<Vec<u8>>,
+    },
 }
 
 /// An SDO operation on the wire (mirrors [`crate::mailbox::sdo::SdoOp`]).

@@ -5,12 +5,15 @@
 //! (another process holds master N) is an error. One thread accepts; each connection gets a
 //! thread of its own that reads request lines and writes answers. None of this runs on the
 //! application's thread: answers come from the statics, from live figures the application
-//! copies when asked (see [`super::shared`]), from the runtime's SDO client, or from jobs the
-//! application's acyclic frames carry. Dropping the server stops the threads and removes the
+//! copies when asked (see [`super::shared`]), from the runtime's SDO client, from jobs the
+//! application's acyclic frames carry, or, before activation, from the MainDevice the
+//! application shares (see [`super::idle`]). Dropping the server stops the threads and removes the
 //! socket file.
 
+use super::idle::IdleDevice;
 use super::protocol::{self, Reply, ReplyLine, Request, RequestLine, VERSION};
 use super::shared::{self, Job, JobKind, JobReply, Live, Shared, Statics};
+use crate::config::SubDeviceConfig;
 use crate::error::{Error, Result};
 use crate::runtime::Runtime;
 use crate::subdevice::SubDevice;
@@ -62,6 +65,7 @@ impl Server {
             live: Mutex::new(Live::default()),
             fresh: Default::default(),
             wanted: AtomicBool::new(false),
+            queued: Default::default(),
             app_time: Default::default(),
             history: Default::default(),
         });
@@ -84,15 +88,23 @@ impl Server {
         &self.path
     }
 
-    /// Idle phase: the SubDevices of the last scan (no bus access until a runtime attaches).
-    pub fn set_idle(&self, subs: &[SubDevice]) {
+    /// Idle phase: the SubDevices of the last scan and their process data configurations;
+    /// with `device`, bus requests are answered on it (see [`super::idle`]) until a runtime
+    /// attaches.
+    pub fn set_idle(
+        &self,
+        subs: &[SubDevice],
+        pdos: &[SubDeviceConfig],
+        device: Option<IdleDevice>,
+    ) {
         let mut st = self.statics();
         st.active = false;
         st.subdevices = subs.iter().map(Into::into).collect();
-        st.pdos.clear();
+        st.pdos = pdos.iter().map(protocol::config_to_wire).collect();
         st.domains.clear();
         st.sdo = None;
         st.jobs = None;
+        st.idle = device;
     }
 
     /// Serve `rt`'s state and carry requests in its acyclic frames from now on (call before
@@ -242,6 +254,9 @@ fn serve_conn(conn: UnixStream, shared: Arc<Shared>) {
 type Answer = std::result::Result<Reply, String>;
 
 fn answer(sh: &Shared, req: Request) -> Answer {
+    if let Some(a) = super::idle::answer(sh, &req) {
+        return a;
+    }
     match req {
         Request::Hello => Ok(Reply::Hello(protocol::HelloRecord {
             master: sh.index,
@@ -262,19 +277,9 @@ fn answer(sh: &Shared, req: Request) -> Answer {
             Ok(Reply::Slaves(subs))
         }
         Request::Sdo { position, op } => {
-            let client = active(sh, |st| st.sdo.clone())?;
-            let pending = client
-                .submit(position, crate::mailbox::sdo::SdoOp::from(op))
-                .map_err(|e| e.to_string())?;
-            match pending.wait(REQUEST_TIMEOUT) {
-                Some(Ok(d)) => Ok(Reply::Data(d)),
-                Some(Err(e)) => Err(e.to_string()),
-                None => Err(format!(
-                    "the application did not carry the SDO transfer within {} s (is it cycling?)",
-                    REQUEST_TIMEOUT.as_secs()
-                )),
-            }
+            mailbox(sh, position, crate::mailbox::sdo::SdoOp::from(op).into())
         }
+        Request::EoeIp { position, set } => mailbox(sh, position, eoe_ip_op(&set)?.into()),
         Request::RegRead {
             position,
             address,
@@ -345,7 +350,38 @@ fn answer(sh: &Shared, req: Request) -> Answer {
 }
 
 /// A register access must fit one datagram and the ESC's 64 KiB address space.
-fn check_span(address: u16, len: usize) -> std::result::Result<(), String> {
+/// The EoE request of a [`Request::EoeIp`]: set-IP with the parameters given, else get-IP.
+pub(super) fn eoe_ip_op(
+    set: &Option<Vec<u8>>,
+) -> std::result::Result<crate::mailbox::eoe::EoeOp, String> {
+    use crate::mailbox::eoe::EoeOp;
+    Ok(match set {
+        Some(b) => EoeOp::SetIp {
+            port: 0,
+            params: ecat_wire::eoe::IpParams::parse(b).map_err(|e| {
+                format!("the IP parameters sent cannot be decoded ({e}); use the ecat tool of the same release")
+            })?,
+        },
+        None => EoeOp::GetIp { port: 0 },
+    })
+}
+
+/// Carry `op` through the application's mailbox service and wait for its result.
+fn mailbox(sh: &Shared, position: usize, op: crate::mailbox::op::MailboxOp) -> Answer {
+    let client = active(sh, |st| st.sdo.clone())?;
+    let what = op.describe();
+    let pending = client.submit(position, op).map_err(|e| e.to_string())?;
+    match pending.wait(REQUEST_TIMEOUT) {
+        Some(Ok(d)) => Ok(Reply::Data(d)),
+        Some(Err(e)) => Err(e.to_string()),
+        None => Err(format!(
+            "the application did not carry the {what} within {} s (is it cycling?)",
+            REQUEST_TIMEOUT.as_secs()
+        )),
+    }
+}
+
+pub(super) fn check_span(address: u16, len: usize) -> std::result::Result<(), String> {
     if len == 0 || len > MAX_REGISTER_BYTES {
         return Err(format!(
             "a register access through the application takes 1 to {MAX_REGISTER_BYTES} bytes, not {len}; access larger areas in parts"
@@ -426,11 +462,14 @@ struct LiveCopy {
 fn job(sh: &Shared, kind: JobKind) -> std::result::Result<shared::JobResult, String> {
     let tx = active(sh, |st| st.jobs.clone())?;
     let reply = Arc::new(JobReply::default());
+    // Counted before it is sent, so the application never takes more than were counted.
+    sh.queued.fetch_add(1, Ordering::Release);
     tx.try_send(Job {
         kind,
         reply: reply.clone(),
     })
     .map_err(|_| {
+        sh.queued.fetch_sub(1, Ordering::Relaxed);
         "the application's control queue is full or its runtime stopped; try again".to_string()
     })?;
     let slot = reply.slot.lock().map_err(|_| poisoned())?;

@@ -16,7 +16,7 @@ use crate::mailbox::service::SdoClient;
 use crate::runtime::Runtime;
 use ecat_wire::al::AlState;
 use ecat_wire::Command;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Instant;
@@ -41,6 +41,8 @@ pub struct Statics {
     pub sdo: Option<SdoClient>,
     /// Bus jobs while cycling.
     pub jobs: Option<SyncSender<Job>>,
+    /// The application's MainDevice before activation (see [`super::idle`]).
+    pub idle: Option<super::idle::IdleDevice>,
     /// DC reference clock position.
     pub dc_reference: Option<u16>,
     /// Link MAC.
@@ -98,6 +100,9 @@ pub struct Shared {
     pub fresh: Condvar,
     /// A reader wants `live` refreshed.
     pub wanted: AtomicBool,
+    /// Jobs handed to the application and not yet taken: its cycle looks at the channel only
+    /// while this is not 0.
+    pub queued: AtomicUsize,
     /// The application time last given (C API), ns since 2000.
     pub app_time: AtomicU64,
     /// Frame counter samples for the rates `ecat master` shows.
@@ -191,16 +196,29 @@ impl Endpoint {
 
     /// Called at the end of every receive on the application's thread (the images then hold
     /// this cycle's inputs and working counters): refresh the live figures if a reader asked.
-    /// Allocates nothing.
+    /// Allocates nothing; one flag read when nobody asked.
+    #[inline]
     pub fn publish(&self, rt: &Runtime) {
         if self.shared.wanted.load(Ordering::Acquire) {
-            if let Ok(mut live) = self.shared.live.try_lock() {
-                publish(&mut live, rt);
-                self.shared.wanted.store(false, Ordering::Release);
-                drop(live);
-                self.shared.fresh.notify_all();
-            }
+            self.publish_now(rt);
         }
+    }
+
+    #[cold]
+    fn publish_now(&self, rt: &Runtime) {
+        if let Ok(mut live) = self.shared.live.try_lock() {
+            publish(&mut live, rt);
+            self.shared.wanted.store(false, Ordering::Release);
+            drop(live);
+            self.shared.fresh.notify_all();
+        }
+    }
+
+    /// True while a bus job is in flight or waiting: only then has [`Endpoint::step`]
+    /// anything to do (one flag read otherwise).
+    #[inline]
+    pub fn busy(&self) -> bool {
+        self.running.is_some() || self.shared.queued.load(Ordering::Acquire) != 0
     }
 
     /// Called once per send on the application's thread, after the cyclic frames went out:
@@ -231,6 +249,7 @@ impl Endpoint {
         let Ok(job) = self.jobs.try_recv() else {
             return;
         };
+        self.shared.queued.fetch_sub(1, Ordering::Relaxed);
         let station = |p: usize| rt.supervisor().states().nth(p).map(|s| s.info.station);
         let (cmd, position, address) = match &job.kind {
             JobKind::Read {
@@ -331,6 +350,7 @@ pub fn attach(shared: &Shared, rt: &Runtime, jobs: SyncSender<Job>) {
     st.domains = domains;
     st.sdo = Some(rt.sdo_client());
     st.jobs = Some(jobs);
+    st.idle = None;
     st.mac = rt.link().mac();
     st.cyclic_layout = rt.frame_layout();
 }

@@ -263,6 +263,14 @@ impl Link for CaptureLink {
     fn virtual_time(&self) -> Option<VirtualTime> {
         self.inner.virtual_time()
     }
+
+    fn redundancy(&self) -> Option<super::redundant::RingStatus> {
+        self.inner.redundancy()
+    }
+
+    fn set_dc_shift(&mut self, shift_ns: i64) {
+        self.inner.set_dc_shift(shift_ns);
+    }
 }
 
 /// Bytes one record takes in `format` for `caplen` captured bytes.

@@ -489,6 +489,14 @@ impl Link for FaultLink {
     fn sim_network(&mut self) -> Option<&mut ecat_sim::Network> {
         self.inner.sim_network()
     }
+
+    fn redundancy(&self) -> Option<super::redundant::RingStatus> {
+        self.inner.redundancy()
+    }
+
+    fn set_dc_shift(&mut self, shift_ns: i64) {
+        self.inner.set_dc_shift(shift_ns);
+    }
 }
 
 #[cfg(test)]

@@ -23,8 +23,12 @@ pub mod iface;
 pub mod loss;
 pub mod mmap;
 pub mod raw;
+pub mod redundant;
+pub mod redundant_dc;
 #[cfg(feature = "sim")]
 pub mod sim;
+#[cfg(feature = "sim")]
+pub mod sim_ring;
 pub mod xdp;
 
 use crate::clock::VirtualTime;
@@ -82,6 +86,22 @@ pub trait Link: Send {
     fn virtual_time(&self) -> Option<VirtualTime> {
         None
     }
+
+    /// A descriptor that becomes readable when a frame waits (for waiting on several links
+    /// at once, see [`redundant`]); `None` if the link has none.
+    fn poll_fd(&self) -> Option<std::os::fd::RawFd> {
+        None
+    }
+
+    /// The ring state, if this is a redundant link ([`redundant::RedundantLink`]).
+    fn redundancy(&self) -> Option<redundant::RingStatus> {
+        None
+    }
+
+    /// On a redundant link with the ring open: how much later (ns) the SubDevices behind the
+    /// break see a frame than through the closed ring, as the MainDevice measured it (see
+    /// [`redundant`]). Others ignore it.
+    fn set_dc_shift(&mut self, _shift_ns: i64) {}
 
     /// The simulated network behind this link, if it is one (tests and tools reach device
     /// values and faults through it).
@@ -207,6 +227,47 @@ pub fn open_with(spec: &str, opts: LinkOptions) -> Result<Box<dyn Link>> {
             reason: "this build has no simulator (enable the `sim` feature)".into(),
         }),
     }
+}
+
+/// Open a redundant link: `main` and `backup` as [`open`] takes them, or for a simulated ring
+/// (`sim:NET` with `ring = true`) the backup `sim` (its backup port). Fails with one
+/// sentence if the backup is the main port.
+pub fn open_redundant(main: &str, backup: &str) -> Result<Box<dyn Link>> {
+    let same = |a: &str, b: &str| {
+        let strip = |s: &str| {
+            let s = s.trim().split_once('?').map_or(s.trim(), |(s, _)| s);
+            s.split_once(':').map_or(s, |(_, i)| i).to_string()
+        };
+        strip(a) == strip(b)
+    };
+    let bad = |reason: String| Error::BadLinkSpec {
+        spec: backup.to_string(),
+        reason,
+    };
+    if let LinkSpec::Sim(net) = LinkSpec::parse(main)? {
+        if !matches!(backup.trim(), "sim" | "sim:" | "sim:backup") {
+            return Err(bad(format!(
+                "a simulated ring's backup port is `sim` (its own backup port), not '{backup}'"
+            )));
+        }
+        #[cfg(feature = "sim")]
+        {
+            let (m, b, _) = sim_ring::open(&net, None)?;
+            return Ok(Box::new(redundant::RedundantLink::new(
+                Box::new(m),
+                Box::new(b),
+            )?));
+        }
+        #[cfg(not(feature = "sim"))]
+        return Err(bad(format!("this build has no simulator for sim:{net}")));
+    }
+    if same(main, backup) {
+        return Err(bad(format!(
+            "the backup interface '{backup}' is the main interface; give the second interface, the one cabled to the far end of the ring"
+        )));
+    }
+    let (m, b) = (open(main)?, open(backup)?);
+    Ok(Box::new(redundant::RedundantLink::new(m, b)?))
 }
 
 #[cfg(test)]

@@ -382,4 +382,8 @@ impl Link for RawSocket {
         let mode = self.mode.describe_suffix();
         format!("raw socket on {}{mode}", self.ifname)
     }
+
+    fn poll_fd(&self) -> Option<std::os::fd::RawFd> {
+        Some(self.fd.as_raw_fd())
+    }
 }

@@ -57,7 +57,11 @@ impl SimLink {
     }
 
     /// Wrap an already built network.
-    pub fn with_network(net: Network, name: String, what: String) -> SimLink {
+    pub fn with_network(mut net: Network, name: String, what: String) -> SimLink {
+        // A ring's backup port is not connected here: its last SubDevice ends the line.
+        if net.is_ring() {
+            let _ = net.set_ring(false);
+        }
         SimLink {
             net,
             name,

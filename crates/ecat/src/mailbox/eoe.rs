@@ -6,16 +6,19 @@
 //!   in 32-byte blocks, later ones their offset; the caller numbers frames 0..15.
 //! * **Set IP parameter**: one request (MAC, IP, subnet, gateway, DNS server, DNS name, each
 //!   only when given) and its response, whose result code is decoded to text when not 0.
+//! * **Get IP parameter** (frame type 6): a request of the EoE header alone; the response
+//!   (type 7) carries the parameters in the set request's layout, which the transfer returns
+//!   as they came ([`IpParams::parse`] reads them).
 //!
 //! Frames the SubDevice sends (fragments it puts into SM1 on its own) are not answers to any
 //! transfer: the mailbox service hands them to its unsolicited-message sink, where
 //! [`crate::eoe::EoeHub`] reassembles them.
 
 use super::exchange::MailboxArea;
-use super::transfer::{message, post, Failure, Next, Transfer};
+use super::transfer::{message, post_in, Failure, Next, Transfer};
 use ecat_wire::eoe::{
-    emit_eoe, emit_set_ip_request, fragments, parse_eoe, EoeFrameType, EoeRepr, EoeResult,
-    IpParams, MAX_FRAME,
+    emit_eoe, emit_set_ip_request, fragments, parse_eoe, EoeFrameType, EoeHeaderRepr, EoeRepr,
+    EoeResult, IpParams, MAX_FRAME,
 };
 use ecat_wire::mailbox::MailboxType;
 
@@ -37,6 +40,12 @@ pub enum EoeOp {
         port: u8,
         /// The parameters to set.
         params: IpParams,
+    },
+    /// Read the SubDevice's IP parameters; the result is the response's parameter body
+    /// ([`IpParams::parse`]).
+    GetIp {
+        /// EoE port.
+        port: u8,
     },
 }
 
@@ -72,6 +81,7 @@ impl EoeOp {
             EoeOp::SetIp { params, .. } => {
                 format!("EoE set IP parameter request ({})", addr_list(params))
             }
+            EoeOp::GetIp { .. } => "EoE get IP parameter request".into(),
         }
     }
 }
@@ -84,6 +94,8 @@ pub struct EoeTransfer {
     counter: u8,
     /// Frame: the next fragment to post.
     next: usize,
+    /// The buffer of the last fragment posted, for the next one (no allocation per fragment).
+    spare: Vec<u8>,
 }
 
 impl EoeTransfer {
@@ -94,6 +106,7 @@ impl EoeTransfer {
             out_size: area.out.1 as usize,
             counter,
             next: 0,
+            spare: Vec::new(),
         }
     }
 
@@ -114,11 +127,12 @@ impl EoeTransfer {
     }
 
     fn post_next(&mut self) -> Next {
+        let mut spare = std::mem::take(&mut self.spare);
         let Some(repr) = self.fragment(self.next) else {
             return Next::Done(Vec::new());
         };
         let mut counter = self.counter;
-        let next = post(self.out_size, &mut counter, |buf, c| {
+        let next = post_in(&mut spare, self.out_size, &mut counter, |buf, c| {
             emit_eoe(buf, c, &repr)
         });
         self.counter = counter;
@@ -145,11 +159,21 @@ impl Transfer for EoeTransfer {
                     emit_set_ip_request(b, c, port, &params)
                 })
             }
+            EoeOp::GetIp { port } => {
+                let header = EoeHeaderRepr::single(EoeFrameType::GetIpRequest, *port);
+                message(self.out_size, &mut self.counter, |b, c| {
+                    emit_eoe(b, c, &EoeRepr { header, data: &[] })
+                })
+            }
         }
     }
 
     fn on_posted(&mut self) -> Next {
         self.post_next()
+    }
+
+    fn recycle(&mut self, buf: Vec<u8>) {
+        self.spare = buf;
     }
 
     fn on_response(&mut self, msg: &[u8]) -> Next {
@@ -166,6 +190,15 @@ impl Transfer for EoeTransfer {
                 EoeResult::SUCCESS => Next::Done(Vec::new()),
                 r => Next::Failed(Failure::Refused(format!("the SubDevice answered {r}"))),
             },
+            EoeFrameType::GetIpResponse if matches!(self.op, EoeOp::GetIp { .. }) => {
+                match (eoe.header.result(), IpParams::parse(eoe.data)) {
+                    (EoeResult::SUCCESS, Ok(_)) => Next::Done(eoe.data.to_vec()),
+                    (EoeResult::SUCCESS, Err(e)) => Next::Failed(Failure::Protocol(format!(
+                        "the IP parameters in the answer cannot be decoded ({e})"
+                    ))),
+                    (r, _) => Next::Failed(Failure::Refused(format!("the SubDevice answered {r}"))),
+                }
+            }
             // A frame the SubDevice sends meanwhile is not the answer: keep waiting.
             _ => Next::Receive,
         }
@@ -180,7 +213,8 @@ impl Transfer for EoeTransfer {
     }
 
     fn accepts(&self, kind: u8) -> bool {
-        matches!(self.op, EoeOp::SetIp { .. }) && kind == MailboxType::Eoe as u8
+        matches!(self.op, EoeOp::SetIp { .. } | EoeOp::GetIp { .. })
+            && kind == MailboxType::Eoe as u8
     }
 }
 
@@ -279,5 +313,49 @@ mod tests {
         }
         let n = respond(&mut resp, EoeResult::SUCCESS);
         assert_eq!(t.on_response(&resp[..n]), Next::Done(Vec::new()));
+    }
+
+    #[test]
+    fn get_ip_reads_the_parameters_back() {
+        let op = EoeOp::GetIp { port: 0 };
+        assert_eq!(op.describe(), "EoE get IP parameter request");
+        let mut t = EoeTransfer::new(op, AREA, 6);
+        let Next::Send(m) = t.start() else {
+            panic!("a request to send")
+        };
+        let (h, eoe) = parse_eoe(&m).unwrap();
+        assert_eq!(h.counter, 7);
+        assert_eq!(eoe.header.frame_type, EoeFrameType::GetIpRequest);
+        assert!(eoe.data.is_empty());
+        let params = IpParams {
+            ip: Some([10, 0, 0, 7].into()),
+            dns: Some([10, 0, 0, 1].into()),
+            ..Default::default()
+        };
+        let mut body = [0u8; IpParams::LEN];
+        params.emit(&mut body).unwrap();
+        let mut resp = [0u8; 128];
+        let respond = |b: &mut [u8], r| {
+            let header = EoeHeaderRepr::response(EoeFrameType::GetIpResponse, 0, r);
+            emit_eoe(
+                b,
+                1,
+                &EoeRepr {
+                    header,
+                    data: &body,
+                },
+            )
+            .unwrap()
+        };
+        let n = respond(&mut resp, EoeResult::NO_IP_SUPPORT);
+        match t.on_response(&resp[..n]) {
+            Next::Failed(Failure::Refused(s)) => assert!(s.contains("0x0201"), "{s}"),
+            other => panic!("unexpected {other:?}"),
+        }
+        let n = respond(&mut resp, EoeResult::SUCCESS);
+        let Next::Done(d) = t.on_response(&resp[..n]) else {
+            panic!("done")
+        };
+        assert_eq!(IpParams::parse(&d).unwrap(), params);
     }
 }

@@ -194,6 +194,41 @@ impl Exchange {
         }
     }
 
+    /// Start over with the next message of the same transfer, keeping the buffers (no
+    /// allocation once they have grown to the mailbox size): `Some(message)` to send (or post,
+    /// with `post`), `None` to only wait for the next message, as [`Exchange::new`],
+    /// [`Exchange::post`] and [`Exchange::receive_only`] do. Emergencies and messages kept
+    /// aside stay until taken.
+    pub fn restart(
+        &mut self,
+        message: Option<&[u8]>,
+        post: bool,
+        accepts: u16,
+        now: u64,
+        timeout_ns: u64,
+    ) {
+        self.request.clear();
+        self.state = State::Wait {
+            tries: 0,
+            full: false,
+        };
+        if let Some(m) = message {
+            let size = self.area.out.1 as usize;
+            let n = m.len().min(size);
+            self.request.extend_from_slice(&m[..n]);
+            self.request.resize(size, 0);
+            self.state = State::Write;
+        }
+        self.deadline = now + timeout_ns;
+        self.timeout_ns = timeout_ns;
+        self.repeated = false;
+        self.accepts = accepts;
+        self.once = false;
+        self.post = post && message.is_some();
+        self.response.clear();
+        self.error = None;
+    }
+
     /// Write `message` and end once the SubDevice's SM0 took it (no answer awaited).
     pub fn post(area: MailboxArea, message: &[u8], now: u64, timeout_ns: u64) -> Exchange {
         let mut e = Exchange::new(area, message, 0, now, timeout_ns);

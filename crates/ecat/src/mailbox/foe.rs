@@ -14,7 +14,7 @@
 //! Transfers are sans-IO [`Transfer`]s carried by the one mailbox engine ([`super::job`]).
 
 use super::exchange::MailboxArea;
-use super::transfer::{message, post, Failure, Next, Transfer};
+use super::transfer::{message_in, post_in, Failure, Next, Transfer};
 use ecat_wire::foe::{emit_foe, max_data, parse_foe, FoeRepr};
 use ecat_wire::mailbox::MailboxType;
 
@@ -90,6 +90,8 @@ pub struct FoeTransfer {
     stage: Stage,
     data: Vec<u8>,
     busy: u32,
+    /// The buffer of the last message sent, for the next one.
+    spare: Vec<u8>,
 }
 
 impl FoeTransfer {
@@ -103,11 +105,12 @@ impl FoeTransfer {
             stage: Stage::Request,
             data: Vec::new(),
             busy: 0,
+            spare: Vec::new(),
         }
     }
 
     fn send(&mut self, repr: FoeRepr<'_>) -> Next {
-        message(self.out_size, &mut self.counter, |b, c| {
+        message_in(&mut self.spare, self.out_size, &mut self.counter, |b, c| {
             emit_foe(b, c, &repr)
         })
     }
@@ -135,14 +138,17 @@ impl FoeTransfer {
         }
         let start = (packet as usize - 1) * max;
         let end = (start + max).min(data.len());
-        let chunk = data.get(start..end).unwrap_or(&[]).to_vec();
+        let chunk = data.get(start..end).unwrap_or(&[]);
         self.stage = Stage::Sent {
             packet,
             last: chunk.len() < max,
         };
-        self.send(FoeRepr::Data {
+        let repr = FoeRepr::Data {
             packet,
-            data: &chunk,
+            data: chunk,
+        };
+        message_in(&mut self.spare, self.out_size, &mut self.counter, |b, c| {
+            emit_foe(b, c, &repr)
         })
     }
 }
@@ -224,7 +230,7 @@ impl Transfer for FoeTransfer {
                 let ack = FoeRepr::Ack { packet: p };
                 if data.len() < max_data(self.in_size) {
                     self.stage = Stage::Finished;
-                    post(self.out_size, &mut self.counter, |b, c| {
+                    post_in(&mut self.spare, self.out_size, &mut self.counter, |b, c| {
                         emit_foe(b, c, &ack)
                     })
                 } else {
@@ -238,6 +244,10 @@ impl Transfer for FoeTransfer {
 
     fn on_posted(&mut self) -> Next {
         Next::Done(std::mem::take(&mut self.data))
+    }
+
+    fn recycle(&mut self, buf: Vec<u8>) {
+        self.spare = buf;
     }
 
     fn counter(&self) -> u8 {

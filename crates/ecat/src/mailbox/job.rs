@@ -29,7 +29,6 @@ pub type JobDatagram = (Command, u16, u16, Vec<u8>);
 #[derive(Debug)]
 pub struct MailboxJob {
     who: Who,
-    area: MailboxArea,
     transfer: Box<dyn Transfer>,
     exchange: Exchange,
     result: Option<Result<Vec<u8>, Error>>,
@@ -69,7 +68,6 @@ impl MailboxJob {
         let first = transfer.start();
         let mut job = MailboxJob {
             who,
-            area,
             exchange: Exchange::receive_only(area, 0, now, transfer.timeout_ns()),
             transfer,
             result: None,
@@ -119,14 +117,18 @@ impl MailboxJob {
     fn follow(&mut self, next: Next, now: u64) {
         let (accepts, timeout) = (self.accepts(), self.transfer.timeout_ns());
         self.posting = matches!(next, Next::Post(_));
+        // The exchange and the message buffer are reused: no allocation per message.
         match next {
-            Next::Post(msg) => self.exchange = Exchange::post(self.area, &msg, now, timeout),
+            Next::Post(msg) => {
+                self.exchange.restart(Some(&msg), true, 0, now, timeout);
+                self.transfer.recycle(msg);
+            }
             Next::Send(msg) => {
-                self.exchange = Exchange::new(self.area, &msg, accepts, now, timeout)
+                self.exchange
+                    .restart(Some(&msg), false, accepts, now, timeout);
+                self.transfer.recycle(msg);
             }
-            Next::Receive => {
-                self.exchange = Exchange::receive_only(self.area, accepts, now, timeout)
-            }
+            Next::Receive => self.exchange.restart(None, false, accepts, now, timeout),
             Next::Done(data) => self.result = Some(Ok(data)),
             Next::Failed(f) => self.result = Some(Err(self.error(f))),
         }
@@ -259,8 +261,7 @@ impl MailboxJob {
                 self.follow(next, now);
             }
             Ok(msg) => {
-                let msg = msg.to_vec();
-                let next = self.transfer.on_response(&msg);
+                let next = self.transfer.on_response(msg);
                 self.follow(next, now);
             }
             Err(e) => {

@@ -13,7 +13,7 @@
 //!
 //! Mailbox counters (1..7) are the caller's; every request message gets the next one.
 
-use super::transfer::{message, Failure, Transfer};
+use super::transfer::{message_in, Failure, Transfer};
 use ecat_wire::coe::info::SdoInfoHeaderRepr;
 use ecat_wire::coe::info::{
     emit_entry_description_request, emit_object_description_request, emit_od_list_request,
@@ -137,6 +137,8 @@ pub struct SdoTransfer {
     mailbox_size: usize,
     counter: u8,
     data: Vec<u8>,
+    /// The buffer of the last message sent, for the next one.
+    spare: Vec<u8>,
 }
 
 impl SdoTransfer {
@@ -149,6 +151,7 @@ impl SdoTransfer {
             mailbox_size: mailbox_size as usize,
             counter,
             data: Vec::new(),
+            spare: Vec::new(),
         }
     }
 
@@ -163,7 +166,7 @@ impl SdoTransfer {
     }
 
     fn message(&mut self, f: impl FnOnce(&mut [u8], u8) -> ecat_wire::Result<usize>) -> Next {
-        let next = message(self.mailbox_size, &mut self.counter, f);
+        let next = message_in(&mut self.spare, self.mailbox_size, &mut self.counter, f);
         if matches!(next, Next::Failed(_)) {
             self.stage = Stage::Finished;
         }
@@ -411,6 +414,10 @@ impl Transfer for SdoTransfer {
     fn on_response(&mut self, msg: &[u8]) -> Next {
         SdoTransfer::on_response(self, msg)
     }
+    fn recycle(&mut self, buf: Vec<u8>) {
+        self.spare = buf;
+    }
+
     fn counter(&self) -> u8 {
         self.counter
     }

@@ -48,6 +48,9 @@ pub trait Transfer: Send + std::fmt::Debug {
     fn on_posted(&mut self) -> Next {
         Next::Failed(Failure::Protocol("nothing follows a posted message".into()))
     }
+    /// Take back the buffer of a message sent, to build the next one in (no allocation per
+    /// message); by default it is dropped.
+    fn recycle(&mut self, _buf: Vec<u8>) {}
     /// The last mailbox counter used.
     fn counter(&self) -> u8;
     /// Short description for messages, with the protocol, e.g. `SDO upload 0x1018:01`.
@@ -67,7 +70,17 @@ pub fn post(
     counter: &mut u8,
     f: impl FnOnce(&mut [u8], u8) -> ecat_wire::Result<usize>,
 ) -> Next {
-    match message(size, counter, f) {
+    post_in(&mut Vec::new(), size, counter, f)
+}
+
+/// Like [`message_in`], for a message to post (no answer awaited).
+pub fn post_in(
+    spare: &mut Vec<u8>,
+    size: usize,
+    counter: &mut u8,
+    f: impl FnOnce(&mut [u8], u8) -> ecat_wire::Result<usize>,
+) -> Next {
+    match message_in(spare, size, counter, f) {
         Next::Send(m) => Next::Post(m),
         other => other,
     }
@@ -80,8 +93,21 @@ pub fn message(
     counter: &mut u8,
     f: impl FnOnce(&mut [u8], u8) -> ecat_wire::Result<usize>,
 ) -> Next {
+    message_in(&mut Vec::new(), size, counter, f)
+}
+
+/// Like [`message`], built in `spare` (a buffer given back by [`Transfer::recycle`]), so a
+/// transfer of many messages allocates only for its first.
+pub fn message_in(
+    spare: &mut Vec<u8>,
+    size: usize,
+    counter: &mut u8,
+    f: impl FnOnce(&mut [u8], u8) -> ecat_wire::Result<usize>,
+) -> Next {
     *counter = ecat_wire::mailbox::next_counter(*counter);
-    let mut buf = vec![0u8; size.max(16)];
+    let mut buf = std::mem::take(spare);
+    buf.clear();
+    buf.resize(size.max(16), 0);
     match f(&mut buf, *counter) {
         Ok(n) => {
             buf.truncate(n);

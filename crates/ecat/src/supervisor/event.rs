@@ -5,6 +5,7 @@ use crate::error::Who;
 use crate::subdevice::SubDevice;
 use ecat_wire::al::{AlState, AlStatus, AlStatusCode};
 use std::fmt;
+use std::ops::Range;
 
 /// Something the supervisor wants the application to know.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,6 +59,16 @@ pub enum Event {
         /// Cycle.
         cycle: u64,
     },
+    /// An optional startup request (e.g. an EoE set-IP-parameter request) failed; the
+    /// SubDevice goes on to its target without it (reported once per configuration).
+    StartupSkipped {
+        /// Which.
+        who: Who,
+        /// The error, with the request and why.
+        error: String,
+        /// Cycle.
+        cycle: u64,
+    },
     /// The device now at a lost SubDevice's place is a different one.
     WrongDevice {
         /// Which place.
@@ -67,6 +78,52 @@ pub enum Event {
         /// Cycle.
         cycle: u64,
     },
+    /// A hot-connect group appeared (its members are identified and configured next). Not an
+    /// error.
+    GroupConnected {
+        /// Group number (declaration order).
+        group: usize,
+        /// Its name.
+        name: String,
+        /// Positions of its members.
+        members: Range<usize>,
+        /// Cycle when its first member answered.
+        cycle: u64,
+    },
+    /// A hot-connect group left the bus. Not an error: the rest runs on.
+    GroupDisconnected {
+        /// Group number (declaration order).
+        group: usize,
+        /// Its name.
+        name: String,
+        /// Positions of its members.
+        members: Range<usize>,
+        /// Cycle when it was noticed.
+        cycle: u64,
+    },
+    /// Every member of a hot-connect group reached the target state.
+    GroupReady {
+        /// Group number (declaration order).
+        group: usize,
+        /// Its name.
+        name: String,
+        /// Positions of its members.
+        members: Range<usize>,
+        /// The state reached.
+        state: AlState,
+        /// Cycle.
+        cycle: u64,
+        /// Cycles since it appeared (since the start for a group present from the start).
+        after_cycles: u64,
+    },
+}
+
+/// "positions 4-6" / "position 4".
+fn positions(r: &Range<usize>) -> String {
+    match r.len() {
+        1 => format!("position {}", r.start),
+        _ => format!("positions {}-{}", r.start, r.end.saturating_sub(1)),
+    }
 }
 
 impl fmt::Display for Event {
@@ -84,10 +141,28 @@ impl fmt::Display for Event {
             Event::StartupFailed { who, error, cycle } => {
                 write!(f, "cycle {cycle}: {who}: {error}")
             }
+            Event::StartupSkipped { who, error, cycle } => {
+                write!(f, "cycle {cycle}: {who}: {error}; going on without it")
+            }
             Event::WrongDevice { who, found, cycle } => write!(
                 f,
                 "cycle {cycle}: a different device (vendor 0x{:08X}, product 0x{:08X}) is now at the place of {who}; not configuring it",
                 found.0, found.1
+            ),
+            Event::GroupConnected { name, members, cycle, .. } => write!(
+                f,
+                "cycle {cycle}: hot-connect group \"{name}\" ({}) connected; configuring it",
+                positions(members)
+            ),
+            Event::GroupDisconnected { name, members, cycle, .. } => write!(
+                f,
+                "cycle {cycle}: hot-connect group \"{name}\" ({}) disconnected; the rest runs on",
+                positions(members)
+            ),
+            Event::GroupReady { name, members, state, cycle, after_cycles, .. } => write!(
+                f,
+                "cycle {cycle}: hot-connect group \"{name}\" ({}) is in {state}, {after_cycles} cycles after it appeared",
+                positions(members)
             ),
         }
     }

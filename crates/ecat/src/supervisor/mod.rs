@@ -42,7 +42,9 @@ use ecat_wire::Command;
 use std::collections::VecDeque;
 
 mod cmds;
+mod dc_join;
 mod event;
+mod groups;
 mod sdo_step;
 pub use cmds::{CmdOp, RegisterCmd, TransitionCmd, Validate};
 pub use event::{Event, SubState};
@@ -66,6 +68,8 @@ enum Phase {
     IdentSerialPoll,
     /// A found device is not this SubDevice: give its station address back (0) and stay lost.
     Unclaim,
+    /// Step `n` of setting the clock of a SubDevice that lost power (see [`dc_join`]).
+    DcJoin(u8),
     Reset,
     WaitInit,
     ClearFmmus,
@@ -104,6 +108,8 @@ struct Sub {
     /// Mailbox requests to make in PREOP before SAFEOP (SDO downloads, SoE IDN writes ...;
     /// replayed on every reconfiguration).
     startup: Vec<MailboxOp>,
+    /// `startup[optional_from..]` are optional: one that fails is reported and passed over.
+    optional_from: usize,
     /// The startup request (or mailbox transition command) in progress.
     job: Option<MailboxJob>,
     /// SYNC0 to program in PREOP (activation byte for 0x0981).
@@ -118,12 +124,21 @@ struct Sub {
     /// SubDevice's position while it was lost (reported once, not at every probe).
     wrong_seen: Option<(u32, u32, u32)>,
     lost_at_cycle: u64,
+    /// Found again after losing power: its distributed clock is set up again (see
+    /// [`dc_join`]) before it is configured.
+    dc_join: bool,
+    /// The system time offset (0x0920) computed for it.
+    dc_offset: u64,
+    /// When the datagram last judged was sent (see [`FrameEngine::sent_at`]).
+    sent_at: u64,
     wait_deadline: u64,
     status: AlStatus,
     code: AlStatusCode,
     /// Highest state this SubDevice is taken to (e.g. PREOP for one the application does
     /// not configure).
     limit: AlState,
+    /// The hot-connect group it belongs to, if any (see [`groups`]).
+    group: Option<u16>,
 }
 
 /// Timing of the supervisor (nanoseconds).
@@ -158,14 +173,17 @@ pub struct Supervisor {
     expected_probe: (u16, u16),
     /// SYNC0 cycle and shift (ns) when distributed clocks are on.
     sync0: Option<(u64, u64)>,
-    /// The reference clock's time at the last cycle (from the cyclic FRMW).
-    dc_now: Option<u64>,
+    /// The reference clock's time expected at the last cycle's send, and that instant (local
+    /// ns).
+    dc_now: Option<(u64, u64)>,
     /// Lost SubDevices are probed (false only for the fault campaigns' planted bug).
     recovery: bool,
     /// Every SubDevice was running with nothing in flight after the last poll: until the
     /// AL probe or a setting changes that, a poll has nothing to do (O(1) per cycle on a
     /// healthy bus instead of a walk over every SubDevice).
     quiet: bool,
+    /// Hot-connect groups (see [`groups`]).
+    groups: Vec<groups::Group>,
 }
 
 const MAX_EVENTS: usize = 1024;
@@ -195,6 +213,7 @@ impl Supervisor {
                 phase: Phase::Reset,
                 pending: None,
                 mailbox,
+                optional_from: startup.len(),
                 startup,
                 job: None,
                 sync0: None,
@@ -203,8 +222,12 @@ impl Supervisor {
                 sync1: None,
                 wrong_seen: None,
                 lost_at_cycle: 0,
+                dc_join: false,
+                dc_offset: 0,
+                sent_at: 0,
                 wait_deadline: 0,
                 limit: AlState::Op,
+                group: None,
             })
             .collect();
         let mut s = Supervisor {
@@ -217,6 +240,7 @@ impl Supervisor {
             dc_now: None,
             recovery: true,
             quiet: false,
+            groups: Vec::new(),
         };
         s.update_expected_probe();
         s
@@ -258,9 +282,11 @@ impl Supervisor {
         self.target.min(self.subs[i].limit)
     }
 
-    /// True if every SubDevice is running in the target state.
+    /// True if every SubDevice is running in the target state (members of absent hot-connect
+    /// groups aside).
     pub fn all_running(&self) -> bool {
-        self.subs.iter().all(|s| s.phase == Phase::Running)
+        (0..self.subs.len())
+            .all(|i| self.subs[i].phase == Phase::Running || self.in_absent_group(i))
     }
 
     /// Test-only switch (the fault campaigns' planted bug): never probe a lost SubDevice
@@ -290,6 +316,7 @@ impl Supervisor {
     }
 
     /// Take the next event, if any.
+    #[inline]
     pub fn next_event(&mut self) -> Option<Event> {
         self.events.pop_front()
     }
@@ -321,7 +348,7 @@ impl Supervisor {
         cycle: u64,
         probe: Option<(u16, u16)>,
         mailbox_counters: &mut [u8],
-        dc_now: Option<u64>,
+        dc_now: Option<(u64, u64)>,
     ) {
         if dc_now.is_some() {
             self.dc_now = dc_now;
@@ -356,6 +383,9 @@ impl Supervisor {
             } else {
                 self.step(i, engine, now, cycle);
             }
+        }
+        if !self.groups.is_empty() {
+            self.check_groups_ready(cycle);
         }
         self.quiet = self
             .subs
@@ -460,6 +490,7 @@ impl Supervisor {
                     | Phase::Readdress
                     | Phase::IdentCmd
                     | Phase::IdentPoll
+                    | Phase::DcJoin(_)
                     | Phase::Reset
                     | Phase::WaitInit
                     | Phase::ClearFmmus
@@ -505,10 +536,11 @@ impl Supervisor {
                     self.subs[i].pending = None;
                 }
                 Status::Done => {
-                    let mut buf = [0u8; 16];
+                    let mut buf = [0u8; 24];
+                    self.subs[i].sent_at = engine.sent_at(h).unwrap_or(now);
                     let (n, wkc) = match engine.response(h) {
                         Some((d, w)) => {
-                            let n = d.len().min(16);
+                            let n = d.len().min(24);
                             buf[..n].copy_from_slice(&d[..n]);
                             (n, w)
                         }
@@ -552,8 +584,10 @@ impl Supervisor {
             next_probe: now + self.timing.probe_interval,
         };
         s.lost_at_cycle = cycle;
-        let who = s.info.who();
-        self.emit(Event::Lost { who, cycle });
+        if !self.group_member_lost(i, cycle) {
+            let who = self.subs[i].info.who();
+            self.emit(Event::Lost { who, cycle });
+        }
         self.update_expected_probe();
     }
 
@@ -570,6 +604,7 @@ impl Supervisor {
         if !self.recovery && matches!(self.subs[i].phase, Phase::Lost { .. }) {
             return None;
         }
+        let bus_position = self.bus_position(i);
         let s = &mut self.subs[i];
         let st = s.info.station;
         let mut d = [0u8; 256];
@@ -586,7 +621,7 @@ impl Supervisor {
                 s.phase = Phase::Probe;
                 (
                     Command::Aprd,
-                    0u16.wrapping_sub(s.info.position),
+                    0u16.wrapping_sub(bus_position),
                     reg::STATION_ADDRESS,
                     put(&[0, 0]),
                 )
@@ -604,7 +639,7 @@ impl Supervisor {
             }
             Phase::Readdress => (
                 Command::Apwr,
-                0u16.wrapping_sub(s.info.position),
+                0u16.wrapping_sub(bus_position),
                 reg::STATION_ADDRESS,
                 put(&st.to_le_bytes()),
             ),
@@ -624,6 +659,10 @@ impl Supervisor {
                 (Command::Fprd, st, reg::EEPROM_CONTROL, put(&[0; 14]))
             }
             Phase::Unclaim => (Command::Fpwr, st, reg::STATION_ADDRESS, put(&[0, 0])),
+            Phase::DcJoin(step) => {
+                let (cmd, ado, bytes, n) = dc_join::request(&s.info, step, s.dc_offset);
+                (cmd, st, ado, put(&bytes[..n]))
+            }
             Phase::Reset => {
                 s.from = s.status.state();
                 let c = AlControl::request(AlState::Init, true).0.to_le_bytes();
@@ -681,7 +720,7 @@ impl Supervisor {
                     0 => (Command::Fpwr, st, reg::DC_ACTIVATION, put(&[0])),
                     1 => {
                         // Start 50 ms (or 10 cycles) ahead, aligned to the cycle.
-                        let now = self.dc_now?;
+                        let now = self.reference_time_at(now)?;
                         let lead = (cycle * 10).max(50_000_000);
                         let start = crate::dc::setup::sync0_start(now, cycle, shift, lead);
                         (
@@ -765,7 +804,7 @@ impl Supervisor {
                     return;
                 }
                 let found = u16::from_le_bytes([d[0], d[1]]);
-                let s = &self.subs[i];
+                let s = &mut self.subs[i];
                 if found != 0 && found != s.info.station {
                     // Someone else sits at this position now (the ring is shorter).
                     self.lose(i, now, cycle);
@@ -773,12 +812,21 @@ impl Supervisor {
                 }
                 let who = s.info.who();
                 let gone = cycle.saturating_sub(s.lost_at_cycle);
-                self.emit(Event::Found {
-                    who,
-                    cycle,
-                    gone_cycles: gone,
-                });
-                self.subs[i].phase = Phase::Readdress;
+                if !self.group_member_found(i, cycle) {
+                    self.emit(Event::Found {
+                        who,
+                        cycle,
+                        gone_cycles: gone,
+                    });
+                }
+                // At address 0 it lost power: new address, and its clock set up again.
+                let s = &mut self.subs[i];
+                if found == 0 {
+                    s.dc_join = s.info.dc.is_some_and(|d| d.system_time);
+                    s.phase = Phase::Readdress;
+                } else {
+                    s.phase = Phase::IdentCmd;
+                }
                 self.update_expected_probe();
                 return;
             }
@@ -830,7 +878,7 @@ impl Supervisor {
                         Phase::IdentSerialCmd
                     } else {
                         self.subs[i].wrong_seen = None;
-                        self.reset_phase(i)
+                        self.after_identity(i)
                     }
                 }
             }
@@ -841,6 +889,7 @@ impl Supervisor {
                 self.update_expected_probe();
                 return;
             }
+            Phase::DcJoin(step) => self.dc_join_judge(i, step, d),
             Phase::Reset => Phase::WaitInit,
             Phase::ClearFmmus => Phase::ClearSms,
             Phase::ClearSms if self.target_of(i) >= AlState::PreOp => {

@@ -1,7 +1,10 @@
 //! The supervisor's mailbox steps: a startup request (SDO download, SoE IDN write ...) or a
 //! mailbox transition command of one SubDevice, driven through the mailbox engine's
 //! [`MailboxJob`], judged when its answer arrives. A request for a protocol the SubDevice
-//! does not have fails at once with one sentence naming it and the protocols it has.
+//! does not have fails at once with one sentence naming it and the protocols it has. A failed
+//! request holds the SubDevice back (reported, retried from INIT after a pause), unless it is
+//! one of the optional requests at the end of the list ([`Supervisor::set_optional_startup`]):
+//! that one is reported as [`Event::StartupSkipped`] and the SubDevice goes on without it.
 
 use super::{CmdOp, Event, Phase, Supervisor};
 use crate::frame::FrameEngine;
@@ -10,6 +13,19 @@ use crate::mailbox::job::MailboxJob;
 use crate::mailbox::op::MailboxOp;
 
 impl Supervisor {
+    /// Optional startup requests of the SubDevice at `position`, made in PREOP after its other
+    /// startup requests (replacing optional ones given before): one that fails or that the
+    /// SubDevice cannot serve is reported once per configuration ([`Event::StartupSkipped`])
+    /// and passed over. IgH treats EoE IP parameters so.
+    pub fn set_optional_startup(&mut self, position: usize, ops: Vec<MailboxOp>) {
+        let Some(s) = self.subs.get_mut(position) else {
+            return;
+        };
+        s.startup.truncate(s.optional_from);
+        s.startup.extend(ops);
+        self.quiet = false;
+    }
+
     /// The mailbox request of SubDevice `i`'s current phase, if it is one (a copy: called
     /// once per request, when it starts).
     fn mailbox_op(&self, i: usize) -> Option<MailboxOp> {
@@ -110,9 +126,22 @@ impl Supervisor {
         self.subs[i].phase = next;
     }
 
-    /// Report `error` for SubDevice `i` and back off before trying it again from INIT.
+    /// Report `error` for SubDevice `i` and back off before trying it again from INIT; an
+    /// optional startup request is reported and passed over instead.
     fn fail(&mut self, i: usize, error: String, now: u64, cycle: u64) {
         let who = self.subs[i].info.who();
+        let s = &self.subs[i];
+        if let Phase::Startup(k) = s.phase {
+            if k >= s.optional_from {
+                let next = if k + 1 < s.startup.len() {
+                    Phase::Startup(k + 1)
+                } else {
+                    self.after_startup(i)
+                };
+                self.subs[i].phase = next;
+                return self.emit(Event::StartupSkipped { who, error, cycle });
+            }
+        }
         self.emit(Event::StartupFailed { who, error, cycle });
         self.subs[i].phase = Phase::Backoff {
             until: now + self.timing.backoff,

@@ -1,3 +1,4 @@
 #![allow(dead_code)]
 pub mod counting;
+pub mod hotconnect;
 pub mod sim;

@@ -123,7 +123,8 @@ pub fn targets(t: &[Target]) -> Value {
         .collect()
 }
 
-/// One peer's table: its rows, best link, targets and min-cycle ladders.
+/// One peer's table: its rows, best link (see [`report::best`]), how often its peer was
+/// preempted per second, targets and min-cycle ladders.
 pub fn peer_table(
     key: &str,
     description: &str,
@@ -136,6 +137,7 @@ pub fn peer_table(
         "description": description,
         "rows": rows.iter().map(|r| row(rows, r)).collect::<Vec<_>>(),
         "best_link": report::best(rows).map(|b| b.name.clone()),
+        "peer_preempted_per_s": report::peer_preempted(rows).map(|p| p.0),
         "targets": targets(t),
         "min_cycle": mincycle::json(mins),
     })

@@ -218,6 +218,28 @@ fn start_peer(v: &VethNs, kind: PeerKind, wait: PeerWait) -> Result<Peer, String
     Peer::start(v, kind)
 }
 
+/// Run `f` with a fresh peer of `kind` behind the pair, waiting for frames the `wait` way;
+/// then stop the peer and note in the row how often it was preempted. A peer that cannot
+/// start makes the row unavailable.
+fn with_peer(
+    v: &VethNs,
+    kind: PeerKind,
+    wait: PeerWait,
+    (name, spec): (&str, &str),
+    f: impl FnOnce() -> Row,
+) -> Row {
+    let mut peer = match start_peer(v, kind, wait) {
+        Ok(p) => p,
+        Err(e) => return Row::unavailable(name, spec, e),
+    };
+    let mut row = f();
+    if let Some(s) = peer.stop() {
+        row.peer_preempted = s.preempted;
+        row.peer_ns = s.ns;
+    }
+    row
+}
+
 /// One ecat row with a fresh simulated network behind the pair; with `floor`, alternating
 /// with its own echo floor (see `ecat_rows::ecat_row`).
 fn ecat_on(
@@ -229,20 +251,18 @@ fn ecat_on(
     floor: Option<PairedFloor>,
 ) -> Row {
     let spec = format!("{kind}:{}", v.near);
-    let _peer = match start_peer(v, PeerKind::Sim(net.into()), wait) {
-        Ok(p) => p,
-        Err(e) => return Row::unavailable(name, &spec, e),
-    };
-    measured(name, || {
-        ecat_rows::ecat_row(
-            name,
-            &spec,
-            busy,
-            o,
-            Setup::Realtime,
-            floor,
-            &crate::signals::STOP,
-        )
+    with_peer(v, PeerKind::Sim(net.into()), wait, (name, &spec), || {
+        measured(name, || {
+            ecat_rows::ecat_row(
+                name,
+                &spec,
+                busy,
+                o,
+                Setup::Realtime,
+                floor,
+                &crate::signals::STOP,
+            )
+        })
     })
 }
 
@@ -258,17 +278,21 @@ fn ethercrab_on(
 ) -> Row {
     let mut row = Row::default();
     for _ in 0..tries {
-        let _peer = match start_peer(v, PeerKind::Sim(net.into()), wait) {
-            Ok(p) => p,
-            Err(e) => return Row::unavailable("ethercrab", &v.near, e),
-        };
-        row = ethercrab::ethercrab_row(
-            bin,
-            &v.near,
-            o,
-            MEASURED_CPU,
-            MEASURED_PRIO,
-            &crate::signals::STOP,
+        row = with_peer(
+            v,
+            PeerKind::Sim(net.into()),
+            wait,
+            ("ethercrab", &v.near),
+            || {
+                ethercrab::ethercrab_row(
+                    bin,
+                    &v.near,
+                    o,
+                    MEASURED_CPU,
+                    MEASURED_PRIO,
+                    &crate::signals::STOP,
+                )
+            },
         );
         if row.available || stopped() {
             break;
@@ -299,8 +323,8 @@ impl Bench<'_> {
                 } else {
                     "floor echo"
                 };
-                match start_peer(v, PeerKind::Echo, self.peers[t]) {
-                    Ok(_peer) => measured(name, || {
+                with_peer(v, PeerKind::Echo, self.peers[t], (name, &v.near), || {
+                    measured(name, || {
                         floor::echo_row(
                             name,
                             &v.near,
@@ -309,9 +333,8 @@ impl Bench<'_> {
                             &o,
                             &crate::signals::STOP,
                         )
-                    }),
-                    Err(e) => Row::unavailable(name, &v.near, e),
-                }
+                    })
+                })
             }
             Job::Timer => measured("bare timer", || {
                 floor::bare_timer_row(&o, &crate::signals::STOP)
@@ -524,6 +547,7 @@ pub fn run(a: Args) -> CmdResult {
         println!("\n== {} ==", peers[t].describe());
         print!("{}", report::table(rows));
         print!("{}", report::missed_rounds(rows));
+        print!("{}", report::peer_preempted_text(rows));
         if let Some(c) = report::find(rows, "ethercrab").and_then(|c| c.first()) {
             println!("ethercrab: {}", c.note);
         }
@@ -596,6 +620,7 @@ pub fn run(a: Args) -> CmdResult {
             // The first peer's table, where readers of the one-table form look for it.
             "rows": peer_json[0]["rows"],
             "best_link": peer_json[0]["best_link"],
+            "peer_preempted_per_s": peer_json[0]["peer_preempted_per_s"],
             "targets": peer_json[0]["targets"],
             "min_cycle": peer_json[0]["min_cycle"],
             "wake": if a.no_wake { serde_json::Value::Null } else { json::wake(&wakes, &timer) },

@@ -13,7 +13,10 @@
 //! whatever its own nice value. While a busy peer runs, [`SessionBoost`] therefore sets the
 //! bench's autogroup to nice -20 (and the thread itself to nice -20, which is what counts
 //! without autogroups); it lost 0.2 % then. Every row starts a fresh peer (a fresh network:
-//! every SubDevice in INIT, counters at zero).
+//! every SubDevice in INIT, counters at zero). The peer counts how often the scheduler took
+//! its CPU away while it could run (the thread's involuntary context switches, see
+//! [`PeerStats`]): a busy peer that is preempted misses frames or answers them late, which
+//! shows in the round trip of every row behind it.
 
 use super::packet::{ethertype, socket, ETHERTYPE_FLOOR};
 use ecat::link::raw::ETH_P_ALL;
@@ -89,10 +92,32 @@ pub enum PeerKind {
     Sim(String),
 }
 
+/// What the peer thread went through while it served one row.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PeerStats {
+    /// Times the scheduler preempted the thread (involuntary context switches).
+    pub preempted: u64,
+    /// How long it served, ns.
+    pub ns: u64,
+}
+
+/// The calling thread's involuntary context switches so far (0 if unreadable).
+fn involuntary_switches() -> u64 {
+    // SAFETY: `getrusage` fills the zeroed struct it is given.
+    unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        if libc::getrusage(libc::RUSAGE_THREAD, &mut u) == 0 {
+            u.ru_nivcsw.max(0) as u64
+        } else {
+            0
+        }
+    }
+}
+
 /// A running peer; stops when dropped.
 pub struct Peer {
     stop: Arc<AtomicBool>,
-    thread: Option<JoinHandle<()>>,
+    thread: Option<JoinHandle<PeerStats>>,
     _boost: Option<SessionBoost>,
 }
 
@@ -109,7 +134,7 @@ impl Peer {
             .spawn(move || {
                 if let Err(e) = enter(&ns) {
                     let _ = tx.send(Err(e));
-                    return;
+                    return PeerStats::default();
                 }
                 pin_thread(PEER_CPU);
                 let busy = PEER_BUSY.load(Ordering::Relaxed);
@@ -124,7 +149,7 @@ impl Peer {
                         Ok(net) => Some(net),
                         Err(e) => {
                             let _ = tx.send(Err(format!("simulated network {n}: {e}")));
-                            return;
+                            return PeerStats::default();
                         }
                     },
                 };
@@ -137,11 +162,12 @@ impl Peer {
                     Ok(l) => l,
                     Err(e) => {
                         let _ = tx.send(Err(format!("peer socket: {e}")));
-                        return;
+                        return PeerStats::default();
                     }
                 };
                 let _ = tx.send(Ok(()));
                 let epoch = Instant::now();
+                let switched = involuntary_switches();
                 let mut buf = vec![0u8; 2048];
                 while !stop2.load(Ordering::Relaxed) {
                     let deadline = Instant::now() + Duration::from_millis(20);
@@ -159,6 +185,10 @@ impl Peer {
                         let _ = link.send(&buf[..n]);
                     }
                 }
+                PeerStats {
+                    preempted: involuntary_switches().saturating_sub(switched),
+                    ns: epoch.elapsed().as_nanos() as u64,
+                }
             })
             .map_err(|e| format!("cannot start the peer thread: {e}"))?;
         let mut p = Peer {
@@ -170,23 +200,22 @@ impl Peer {
             Ok(Ok(())) => Ok(p),
             Ok(Err(e)) => Err(e),
             Err(_) => {
-                p.stop();
+                let _ = p.stop();
                 Err("the peer thread did not start".into())
             }
         }
     }
 
-    /// Stop and join the thread.
-    pub fn stop(&mut self) {
+    /// Stop and join the thread; what it went through (`None` when already stopped or it
+    /// panicked).
+    pub fn stop(&mut self) -> Option<PeerStats> {
         self.stop.store(true, Ordering::Relaxed);
-        if let Some(t) = self.thread.take() {
-            let _ = t.join();
-        }
+        self.thread.take()?.join().ok()
     }
 }
 
 impl Drop for Peer {
     fn drop(&mut self) {
-        self.stop();
+        let _ = self.stop();
     }
 }

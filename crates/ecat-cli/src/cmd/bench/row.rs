@@ -44,6 +44,10 @@ pub struct Row {
     pub overruns: u64,
     /// Every `Perf` figure of an ecat row (seed 003's line-up).
     pub perf: Option<[Summary; ecat::perf::METRICS]>,
+    /// Times the peer thread behind the row was preempted (involuntary context switches).
+    pub peer_preempted: u64,
+    /// How long that peer served the row, ns (0: no peer behind it).
+    pub peer_ns: u64,
 }
 
 impl Row {

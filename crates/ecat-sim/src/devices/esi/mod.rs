@@ -1,7 +1,8 @@
 //! Simulated devices from ESI files (ETG.2000 device descriptions, read by `ecat-config`).
 //!
 //! A [`Template`] is built once per device description (file, type, revision): the SII image
-//! (`ecat_config::build_sii_detailed`, serial 0), the ESC chip ([`chip::choose`]), the object
+//! (`ecat_config::build_sii_detailed`, serial 0, names in the language the network asks for:
+//! English unless `sii_lcid` says otherwise; Beckhoff programs German, 1031), the ESC chip ([`chip::choose`]), the object
 //! dictionary when the device has a CoE mailbox ([`od::build`]) and which behaviour it gets.
 //! [`Template::build`] then makes one SubDevice cheaply: it copies the image and patches the
 //! serial number (SII words 0x0E–0x0F, outside the CRC) and the alias, and copies the
@@ -67,8 +68,15 @@ pub struct Template {
 }
 
 impl Template {
-    /// Build the template of `dev`. Fails (one sentence) when the SII image cannot be built.
+    /// Build the template of `dev` with English names in its SII. Fails (one sentence) when
+    /// the SII image cannot be built.
     pub fn new(dev: &Device) -> Result<Template, String> {
+        Template::with_sii_lcid(dev, SiiOptions::default().lcid)
+    }
+
+    /// [`Template::new`] with the SII's group and device names in language `lcid` (1031
+    /// German, as in Beckhoff's EEPROMs; falls back to English).
+    pub fn with_sii_lcid(dev: &Device, lcid: u32) -> Result<Template, String> {
         if dev.product_code.is_none() {
             return Ok(Template {
                 order: dev.type_name.clone(),
@@ -82,7 +90,11 @@ impl Template {
                 od: None,
             });
         }
-        let built = build_sii_detailed(dev, &SiiOptions::default()).map_err(|e| e.to_string())?;
+        let opts = SiiOptions {
+            lcid,
+            ..SiiOptions::default()
+        };
+        let built = build_sii_detailed(dev, &opts).map_err(|e| e.to_string())?;
         // Check the image with the simulator's own parser now, not once per SubDevice.
         crate::sii_info::SiiInfo::parse(&built.image).map_err(|e| {
             format!(
@@ -146,7 +158,7 @@ impl Template {
             let mut od = od.clone();
             od.set(0x1018, 4, serial as i64);
             if let Some(e) = od.entry_mut(0x1018, 4) {
-                e.default = e.value.clone();
+                e.default = e.value.as_slice().into();
             }
             esc.set_object_dictionary(od, *ca);
         }
@@ -181,7 +193,7 @@ pub(crate) fn add_drive_objects(od: &mut Od) {
 }
 
 /// Walking-bit inputs: bit `ms % bits` of the input image is set, the others clear.
-#[derive(Debug, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct WalkingInputs {
     buf: Vec<u8>,
 }
@@ -227,6 +239,7 @@ pub enum Wanted {
 pub struct EsiDevices {
     lib: DeviceLibrary,
     templates: HashMap<(PathBuf, usize), Arc<Template>>,
+    sii_lcid: u32,
 }
 
 impl EsiDevices {
@@ -235,7 +248,16 @@ impl EsiDevices {
         EsiDevices {
             lib: DeviceLibrary::from_env_and(dirs),
             templates: HashMap::new(),
+            sii_lcid: SiiOptions::default().lcid,
         }
+    }
+
+    /// Write the names of the SII images in language `lcid` (default 1033 English; 1031
+    /// German as Beckhoff's own EEPROMs). Applies to the templates built from now on.
+    pub fn with_sii_lcid(mut self, lcid: u32) -> EsiDevices {
+        self.sii_lcid = lcid;
+        self.templates.clear();
+        self
     }
 
     /// The library.
@@ -253,7 +275,7 @@ impl EsiDevices {
         if let Some(t) = self.templates.get(&key) {
             return Ok(t.clone());
         }
-        let t = Arc::new(Template::new(&d)?);
+        let t = Arc::new(Template::with_sii_lcid(&d, self.sii_lcid)?);
         self.templates.insert(key, t.clone());
         Ok(t)
     }

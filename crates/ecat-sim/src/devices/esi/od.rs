@@ -27,6 +27,7 @@ use ecat_config::esi::{self, ObjectKind, PdoDir, SmKind};
 use ecat_config::Device;
 use ecat_wire::coe::info::ObjectCode;
 use ecat_wire::coe::DataType;
+use std::sync::Arc;
 
 const U8: DataType = DataType::UNSIGNED8;
 const U16: DataType = DataType::UNSIGNED16;
@@ -71,11 +72,11 @@ fn entry(
     };
     let mut e = Entry {
         sub,
-        name: name.to_string(),
+        name: name.into(),
         dtype,
         bits,
         access,
-        default: value.clone(),
+        default: value.as_slice().into(),
         value,
         min: None,
         max: None,
@@ -85,7 +86,7 @@ fn entry(
         // Mask bits above the width (a BOOL default of 0xFF is 1).
         let v = e.int();
         e.set_int(v);
-        e.default = e.value.clone();
+        e.default = e.value.as_slice().into();
     }
     e
 }
@@ -104,7 +105,7 @@ pub fn object(o: &esi::Object) -> Object {
         (e.min, e.max) = (o.min, o.max);
         return Object {
             index: o.index,
-            name: o.name.clone(),
+            name: o.name.as_str().into(),
             code: ObjectCode::VAR,
             dtype: e.dtype,
             entries: vec![e],
@@ -136,7 +137,7 @@ pub fn object(o: &esi::Object) -> Object {
         Some(e) if e.sub == 0 => {
             if !si0_default {
                 e.set_int(top as i64);
-                e.default = e.value.clone();
+                e.default = e.value.as_slice().into();
             }
         }
         _ => entries.insert(
@@ -153,7 +154,7 @@ pub fn object(o: &esi::Object) -> Object {
     };
     Object {
         index: o.index,
-        name: o.name.clone(),
+        name: o.name.as_str().into(),
         code,
         dtype,
         entries,
@@ -163,20 +164,20 @@ pub fn object(o: &esi::Object) -> Object {
 fn var(index: u16, name: &str, e: Entry) -> Object {
     Object {
         index,
-        name: name.to_string(),
+        name: name.into(),
         code: ObjectCode::VAR,
         dtype: e.dtype,
         entries: vec![Entry {
-            name: name.to_string(),
+            name: name.into(),
             ..e
         }],
     }
 }
 
-fn array(index: u16, name: String, dtype: DataType, entries: Vec<Entry>) -> Object {
+fn array(index: u16, name: impl Into<Arc<str>>, dtype: DataType, entries: Vec<Entry>) -> Object {
     Object {
         index,
-        name,
+        name: name.into(),
         code: ObjectCode::ARRAY,
         dtype,
         entries,
@@ -217,7 +218,7 @@ fn pdo_objects(dev: &Device, od: &mut Od) -> Vec<Vec<(u16, u8, u16)>> {
                         if let Some(s0) = o.entry_mut(0) {
                             if s0.int() < top {
                                 s0.set_int(top);
-                                s0.default = s0.value.clone();
+                                s0.default = s0.value.as_slice().into();
                             }
                         }
                     }
@@ -230,7 +231,7 @@ fn pdo_objects(dev: &Device, od: &mut Od) -> Vec<Vec<(u16, u8, u16)>> {
                             let name = if p.name.is_empty() { &e.name } else { &p.name };
                             Object {
                                 index,
-                                name: name.clone(),
+                                name: name.as_str().into(),
                                 code: ObjectCode::RECORD,
                                 dtype: DataType(0),
                                 entries: vec![Entry::subindex0(sub, access::RO), new],
@@ -267,7 +268,7 @@ fn standard_objects(dev: &Device, od: &mut Od, serial: u32) {
         let mut e = Entry::new_int(0, "", DataType::VISIBLE_STRING, ro, 0);
         e.bits = (name.len() * 8).min(u16::MAX as usize) as u16;
         e.value = name.into_bytes();
-        e.default = e.value.clone();
+        e.default = e.value.as_slice().into();
         od.insert(var(0x1008, "Device name", e));
     }
     let ids = [
@@ -292,7 +293,7 @@ fn standard_objects(dev: &Device, od: &mut Od, serial: u32) {
     for (s, _, v) in ids {
         if let Some(e) = od.entry_mut(0x1018, s) {
             e.set_int(v as i64);
-            e.default = e.value.clone();
+            e.default = e.value.as_slice().into();
         }
     }
     if od.object(0x1C00).is_none() {
@@ -307,7 +308,7 @@ fn standard_objects(dev: &Device, od: &mut Od, serial: u32) {
             };
             types.push(Entry::new_int(i as u8 + 1, sub_name(i + 1), U8, ro, t));
         }
-        od.insert(array(0x1C00, "Sync manager type".into(), U8, types));
+        od.insert(array(0x1C00, "Sync manager type", U8, types));
     }
     let dc = !dev.dc.is_empty();
     let has_outputs = dev.rx_pdos().next().is_some();
@@ -355,7 +356,7 @@ fn pdo_config(dev: &Device, od: &mut Od, mapped: &[Vec<(u16, u8, u16)>]) {
         };
         let name = match od.object(p.index) {
             Some(o) if !o.name.is_empty() => o.name.clone(),
-            _ => format!("{kind}-Map {}", p.name),
+            _ => format!("{kind}-Map {}", p.name).into(),
         };
         od.insert(Object {
             index: p.index,
