@@ -4,9 +4,10 @@
             skips when it has not been built
   veth      a fresh veth pair with one end in a fresh network namespace
             (netns.VethNs); skips when not root or without `ip netns`
-  ecat_sim  factory: ecat_sim(network[, veth][, extra=[...]]) starts `ecat sim -i
-            <ns end> -n <network> [extra...]` inside the namespace, waits for its
-            startup lines and stops it at teardown
+  ecat_sim  factory: ecat_sim(network[, veth][, extra=[...]][, realtime=True]) starts
+            `ecat sim -i <ns end> -n <network> [extra...]` inside the namespace (under
+            SCHED_FIFO when realtime and root), waits for its startup lines and stops it
+            at teardown
   tshark    path to tshark; skips when missing
 In a CI run (ECAT_TEST_STRICT=1, set by scripts/test.sh when CI=true) missing
 root, `ip netns`, tshark or pysoem fail the test instead of skipping it.
@@ -22,7 +23,10 @@ from pathlib import Path
 import pytest
 
 import netns
-from helpers import REPO, SimProcess, need
+from helpers import REPO, SimProcess, need, realtime_prefix
+
+# SCHED_FIFO priority of a simulator started with realtime=True: above the judges' (20).
+SIM_PRIORITY = 30
 
 
 def _sigterm_to_interrupt(signum, frame):
@@ -72,9 +76,11 @@ def ecat_sim(ecat, veth):
         v: netns.VethNs | None = None,
         expect_lines: int | None = None,
         extra: list[str] | tuple[str, ...] = (),
+        realtime: bool = False,
     ):
         v = v or veth
-        argv = [str(ecat), "sim", "-i", v.ns_if, "-n", network, *extra]
+        prefix = realtime_prefix(SIM_PRIORITY) if realtime else []
+        argv = [*prefix, str(ecat), "sim", "-i", v.ns_if, "-n", network, *extra]
         sim = SimProcess(v.exec_argv(argv))
         started.append(sim)
         return sim.start(expect_lines=expect_lines)

@@ -11,7 +11,8 @@ These tests run such MainDevices, unchanged, against `ecat sim`:
   requested first then send/receive/state_check), and with no outputs at all, where the
   SubDevices with outputs must refuse with 0x001B after their configured timeout, not before.
 The simulator's own view (`ecat sim --trace-states`) must show every SubDevice in OP and none
-with an error code.
+with an error code. The ethercrab judges and their simulator run under SCHED_FIFO when root,
+and a judge that stops on one of ethercrab's own timeouts gets a fresh try (see ATTEMPTS).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import time
 import pytest
 
 import ethercrab_build
-from helpers import HERE, describe, run, spawn, stop_child
+from helpers import HERE, describe, realtime_prefix, run, spawn, stop_child
 
 # network → (SubDevices with an ESC, expected LRW WKC: 2 per SubDevice with outputs, 1 per
 # SubDevice with inputs)
@@ -68,19 +69,36 @@ def reached_op(lines: list[str], n: int) -> list[int]:
 # --------------------------------------------------------------------------
 
 
+# A judge that stops with one of ethercrab's timeouts (a frame or an EEPROM read not back
+# within its 10-30 ms, a stall of a small shared machine: the dc example polls the EEPROM
+# every 5 ms against a 10 ms limit) is run again on a fresh simulator, up to this many runs
+# in all, and each retry is printed. A wrong answer fails on the first run.
+ATTEMPTS = 3
+JUDGE_PRIORITY = 20
+
+
+def timed_out(text: str) -> bool:
+    return "Timeout(" in text
+
+
+def judge_argv(*argv) -> list[str]:
+    """The judge under SCHED_FIFO when root (below the simulator's priority)."""
+    return [*realtime_prefix(JUDGE_PRIORITY), *map(str, argv)]
+
+
 @BUILD
 @pytest.mark.parametrize("network", ["io", "servo6"])
 def test_ethercrab_discover_example(judges, ecat_sim, veth, network):
     n, _ = NETWORKS[network]
-    sim = ecat_sim(network)
-    argv = [judges["discover"], veth.host_if]
+    argv = judge_argv(judges["discover"], veth.host_if)
     env = {**os.environ, "RUST_LOG": "info"}
-    p = run(argv, timeout=60, env=env)
-    if p.returncode != 0 and "Timeout" in p.stderr:
-        # ethercrab gives up on a frame after its PDU timeout; on a loaded 2-core VM the
-        # simulator process can miss it once. A wrong answer fails on the first try.
-        print("ethercrab timed out once; trying again:\n" + describe(p))
+    for attempt in range(1, ATTEMPTS + 1):
+        sim = ecat_sim(network, realtime=True)
         p = run(argv, timeout=60, env=env)
+        if p.returncode == 0 or not timed_out(p.stderr) or attempt == ATTEMPTS:
+            break
+        print(f"ethercrab timed out (run {attempt}); again on a fresh simulator:\n{describe(p)}")
+        sim.stop()
     assert p.returncode == 0, describe(p)
     log = p.stdout + p.stderr
     assert f"Discovered {n} SubDevices" in log, log
@@ -90,16 +108,17 @@ def test_ethercrab_discover_example(judges, ecat_sim, veth, network):
     assert "Done." in log
 
 
-@BUILD
-def test_ethercrab_dc_example_reaches_op_and_cycles(judges, ecat_sim, veth, tmp_path):
+def run_dc_example(dc: str, iface: str, sim, log_path) -> tuple[int | None, str, dict, list]:
+    """Run ethercrab's dc example until it cycles in OP for 3 s, then stop it with SIGINT.
+
+    Returns (exit code or None if it never reached OP, its log, the simulator's latest
+    states while cycling, the simulator's error lines)."""
     n, _ = NETWORKS["dc8"]
-    sim = ecat_sim("dc8", extra=TRACE)
-    log_path = tmp_path / "dc.log"
     with open(log_path, "w+") as log:
         # cwd: the example writes dc-align.csv and dc-pd.csv where it runs.
         proc = subprocess.Popen(
-            [str(judges["dc"]), veth.host_if],
-            cwd=tmp_path,
+            judge_argv(dc, iface),
+            cwd=log_path.parent,
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -111,8 +130,8 @@ def test_ethercrab_dc_example_reaches_op_and_cycles(judges, ecat_sim, veth, tmp_
                 if "All SubDevices entered OP" in log_path.read_text(errors="replace"):
                     break
                 time.sleep(0.2)
-            text = log_path.read_text(errors="replace")
-            assert "All SubDevices entered OP" in text, f"exit {proc.poll()}\n{text[-4000:]}"
+            if "All SubDevices entered OP" not in log_path.read_text(errors="replace"):
+                return None, log_path.read_text(errors="replace"), {}, []
             time.sleep(3)  # cycling in OP
             assert proc.poll() is None, f"dc exited early:\n{log_path.read_text()[-4000:]}"
             last, errors = sim_states(sim.drain_lines(wait=0.3))
@@ -120,7 +139,20 @@ def test_ethercrab_dc_example_reaches_op_and_cycles(judges, ecat_sim, veth, tmp_
             rc = proc.wait(timeout=30)
         finally:
             stop_child(proc, signal.SIGKILL, 1)
-        text = log_path.read_text(errors="replace")
+    return rc, log_path.read_text(errors="replace"), last, errors
+
+
+@BUILD
+def test_ethercrab_dc_example_reaches_op_and_cycles(judges, ecat_sim, veth, tmp_path):
+    n, _ = NETWORKS["dc8"]
+    for attempt in range(1, ATTEMPTS + 1):
+        sim = ecat_sim("dc8", extra=TRACE, realtime=True)
+        rc, text, last, errors = run_dc_example(judges["dc"], veth.host_if, sim, tmp_path / "dc.log")
+        if rc is not None or not timed_out(text) or attempt == ATTEMPTS:
+            break
+        print(f"ethercrab's dc example timed out before OP (run {attempt}); again:\n{text[-2000:]}")
+        sim.stop()
+    assert rc is not None, f"never reached OP:\n{text[-4000:]}"
     print(text[-2000:])
     assert not errors, errors
     assert all(last.get(p) == (0x08, 0) for p in range(n)), f"simulator states while cycling: {last}"
@@ -133,8 +165,13 @@ def test_ethercrab_dc_example_reaches_op_and_cycles(judges, ecat_sim, veth, tmp_
 @pytest.mark.parametrize("network", sorted(NETWORKS))
 def test_ethercrab_request_op_then_cycle(judges, ecat_sim, veth, network):
     n, wkc = NETWORKS[network]
-    sim = ecat_sim(network, extra=TRACE)
-    p = run([judges["request-op"], veth.host_if, "1000"], timeout=60)
+    for attempt in range(1, ATTEMPTS + 1):
+        sim = ecat_sim(network, extra=TRACE, realtime=True)
+        p = run(judge_argv(judges["request-op"], veth.host_if, "1000"), timeout=60)
+        if p.returncode == 0 or not timed_out(p.stdout) or attempt == ATTEMPTS:
+            break
+        print(f"ethercrab timed out (run {attempt}); again on a fresh simulator:\n{describe(p)}")
+        sim.stop()
     res = json.loads(p.stdout.strip().splitlines()[-1])
     print(json.dumps(res))
     assert p.returncode == 0, describe(p)
