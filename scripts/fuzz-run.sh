@@ -20,6 +20,10 @@
 # 10^7 too. The table says whether each target met its goal in this run and how long it would
 # take at the rate measured (time to goal).
 #
+# With FUZZ_TO_GOAL=1 (scripts/fuzz-long.sh sets it) each target stops as soon as it reaches
+# its goal (libFuzzer's -runs), SECONDS being the most it may take; the table then also says
+# how long each target ran.
+#
 # Targets in NO_TRACE_CMP (default: the stateful ones, receive_path and sim_frames) are built
 # without comparison tracing (`--no-trace-compares`, in a target directory of their own so the
 # others keep theirs): the simulator classifies every register byte a datagram touches
@@ -93,15 +97,19 @@ for dir in "${dirs[@]}"; do
         if [[ "$no_trace_cmp" == *" $t "* ]]; then
             flags=(--no-trace-compares --target-dir "$dir/target/no-trace-cmp")
         fi
+        g=$(goal "$t" "$dir")
+        runs=()
+        if [ "${FUZZ_TO_GOAL:-0}" = 1 ]; then runs=(-runs="$g"); fi
+        t0=$(date +%s)
         cargo +nightly fuzz run -s none "${flags[@]}" --fuzz-dir "$dir" "$t" "$work" "corpus/$t" -- \
-            -max_total_time="$secs" -print_final_stats=1 -rss_limit_mb=4096 >"$log" 2>&1
+            -max_total_time="$secs" "${runs[@]}" -print_final_stats=1 -rss_limit_mb=4096 >"$log" 2>&1
         rc=$?
+        took=$(($(date +%s) - t0))
         crashes=$(($(find "$dir/artifacts/$t" -type f | wc -l) - before))
         execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
         rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
         cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1 | awk '{print $2 "/" $4}')
-        g=$(goal "$t" "$dir")
-        rows+=("$(printf '| %-16s | %13s | %8s | %11s | %7s | %9s | %12s |' "$t" "${execs:-?}" "${rate:-?}" "${cov:-?}" "$crashes" "$g" "$(to_goal "$g" "$execs" "$rate")")")
+        rows+=("$(printf '| %-16s | %13s | %8s | %11s | %7s | %9s | %12s | %7s |' "$t" "${execs:-?}" "${rate:-?}" "${cov:-?}" "$crashes" "$g" "$(to_goal "$g" "$execs" "$rate")" "$(printf '%d:%02d' $((took / 60)) $((took % 60)))")")
         if [ "$rc" -ne 0 ] || [ "$crashes" -gt 0 ]; then
             grep -E '(ERROR|SUMMARY|panicked)' "$log" | head -5 || tail -20 "$log"
             echo "fuzz: $t FAILED (log $log, inputs in $dir/artifacts/$t/)"
@@ -112,8 +120,8 @@ done
 
 {
     echo "fuzz run: ${secs}s per target, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
-    echo "| target           |    executions |   exec/s |  cov/ft     | crashes |      goal | met/to goal  |"
-    echo "|------------------|---------------|----------|-------------|---------|-----------|--------------|"
+    echo "| target           |    executions |   exec/s |  cov/ft     | crashes |      goal | met/to goal  |    took |"
+    echo "|------------------|---------------|----------|-------------|---------|-----------|--------------|---------|"
     printf '%s\n' "${rows[@]}"
 } | if [ -n "$table" ]; then tee "$table"; else cat; fi
 
@@ -121,4 +129,8 @@ if [ "${#failed[@]}" -gt 0 ]; then
     echo "fuzz: FAILED: ${failed[*]}"
     exit 1
 fi
-echo "fuzz: every target ran ${secs}s without a crash"
+if [ "${FUZZ_TO_GOAL:-0}" = 1 ]; then
+    echo "fuzz: every target ran to its goal or ${secs}s without a crash"
+else
+    echo "fuzz: every target ran ${secs}s without a crash"
+fi
