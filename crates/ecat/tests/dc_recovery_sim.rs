@@ -6,16 +6,16 @@
 
 use ecat::clock::VirtualTime;
 use ecat::dc::setup::DcOptions;
-use ecat::dc::{DcMode, DcRuntime};
+use ecat::dc::DcMode;
 use ecat::domain::DomainState;
 use ecat::link::sim::SimLink;
-use ecat::runtime::{Activation, Runtime};
+use ecat::runtime::Runtime;
 use ecat::supervisor::Event;
 use ecat::MainDevice;
 use ecat_sim::Network;
-use ecat_wire::al::AlState;
 
-const MS: u64 = 1_000_000;
+mod common;
+use common::dc::{self, MS};
 /// Largest sync monitor value (ns) once everything is back, as in the fault campaigns.
 const BOUND_NS: u32 = 1_000;
 
@@ -39,19 +39,7 @@ fn bring_up(mode: DcMode) -> Rig {
         .configure_dc(DcOptions::default())
         .unwrap()
         .expect("dc8 has DC SubDevices");
-    let dc = DcRuntime {
-        setup,
-        mode,
-        cycle_ns: MS,
-        shift_ns: 0,
-    };
-    let mut rt = md
-        .activate(Activation {
-            dc: Some(dc),
-            ..Default::default()
-        })
-        .unwrap();
-    rt.run_until_state(AlState::Op, MS, 5_000).unwrap();
+    let mut rt = dc::activate_to_op(md, setup, mode);
     while rt.next_event().is_some() {}
     Rig { rt, vt }
 }

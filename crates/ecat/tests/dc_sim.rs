@@ -7,15 +7,14 @@
 //! the test script runs it) and 20 simulated seconds in debug builds.
 
 use ecat::clock::VirtualTime;
-use ecat::dc::setup::DcOptions;
-use ecat::dc::{DcMode, DcRuntime};
+use ecat::dc::DcMode;
 use ecat::link::sim::SimLink;
-use ecat::runtime::{Activation, Runtime};
+use ecat::runtime::Runtime;
 use ecat::MainDevice;
 use ecat_sim::Network;
-use ecat_wire::al::AlState;
 
-const MS: u64 = 1_000_000;
+mod common;
+use common::dc::{self, MS};
 
 fn cycles_to_run() -> u64 {
     if cfg!(debug_assertions) {
@@ -42,54 +41,17 @@ fn bring_up(mode: DcMode) -> Rig {
     let mut md = MainDevice::with_link(Box::new(link));
     md.scan().unwrap();
     assert_eq!(md.subdevices().len(), 8);
-    let setup = md
-        .configure_dc(DcOptions {
-            static_datagrams: 15_000,
-            per_frame: 1,
-            ..Default::default()
-        })
-        .unwrap()
-        .expect("dc8 has DC SubDevices");
+    let setup = dc::configure(&mut md, 15_000);
     // Propagation delays: what the MainDevice measured against the simulator's truth.
     let now = md.bus().now();
-    let truth: Vec<i64> = {
-        let link = md.bus().link_mut();
-        let net = link.sim_network().unwrap();
-        let pass = net.frame_passages(now);
-        let r = pass[setup.reference_position as usize].unwrap().epu as i64;
-        pass.iter()
-            .map(|p| p.map(|p| p.epu as i64 - r).unwrap_or(-1))
-            .collect()
-    };
-    for s in md.subdevices() {
-        let dc = s.dc.expect("every dc8 SubDevice has DC");
-        let err = dc.delay_ns as i64 - truth[s.position as usize];
-        println!(
-            "SubDevice {} ({}): parent {:?} port {}, delay measured {} ns, true {} ns",
-            s.position, s.order, dc.parent, dc.parent_port, dc.delay_ns, truth[s.position as usize]
-        );
-        assert!(
-            err.abs() <= 10,
-            "SubDevice {}: delay off by {err} ns",
-            s.position
-        );
-    }
-    let diff = md.dc_max_difference().unwrap();
-    println!("after static compensation: max |system time difference| {diff} ns");
-    assert!(diff < 100, "after static compensation: {diff} ns");
-    let dc = DcRuntime {
-        setup,
-        mode,
-        cycle_ns: MS,
-        shift_ns: 0,
-    };
-    let mut rt = md
-        .activate(Activation {
-            dc: Some(dc),
-            ..Default::default()
-        })
-        .unwrap();
-    rt.run_until_state(AlState::Op, MS, 5_000).unwrap();
+    let passages = md
+        .bus()
+        .link_mut()
+        .sim_network()
+        .unwrap()
+        .frame_passages(now);
+    dc::check_delays(&mut md, &setup, &passages, true);
+    let rt = dc::activate_to_op(md, setup, mode);
     Rig { rt, vt }
 }
 

@@ -5,17 +5,16 @@
 //! again; the DC sync monitor stays under 100 ns throughout.
 
 use ecat::clock::VirtualTime;
-use ecat::dc::setup::DcOptions;
-use ecat::dc::{DcMode, DcRuntime};
+use ecat::dc::DcMode;
 use ecat::domain::DomainState;
 use ecat::link::redundant::RedundantLink;
 use ecat::link::sim_ring::{self, SharedRing};
-use ecat::runtime::{Activation, Runtime};
+use ecat::runtime::Runtime;
 use ecat::MainDevice;
 use ecat_sim::Network;
-use ecat_wire::al::AlState;
 
-const MS: u64 = 1_000_000;
+mod common;
+use common::dc::{self, MS};
 
 struct Rig {
     rt: Runtime,
@@ -32,49 +31,12 @@ fn bring_up() -> Rig {
     let mut md = MainDevice::with_link(Box::new(link));
     md.scan().unwrap();
     assert_eq!(md.subdevices().len(), 8);
-    let setup = md
-        .configure_dc(DcOptions {
-            static_datagrams: 15_000,
-            per_frame: 1,
-            ..Default::default()
-        })
-        .unwrap()
-        .expect("ring8 has DC SubDevices");
+    let setup = dc::configure(&mut md, 15_000);
     // Delays measured through the closed ring against the simulator's truth.
     let now = md.bus().now();
-    let truth: Vec<i64> = {
-        let mut g = ring.lock().unwrap();
-        let pass = g.network().frame_passages(now);
-        let r = pass[setup.reference_position as usize].unwrap().epu as i64;
-        pass.iter()
-            .map(|p| p.map(|p| p.epu as i64 - r).unwrap_or(-1))
-            .collect()
-    };
-    for s in md.subdevices() {
-        if let Some(dc) = s.dc {
-            let err = dc.delay_ns as i64 - truth[s.position as usize];
-            assert!(
-                err.abs() <= 10,
-                "SubDevice {}: delay off by {err} ns",
-                s.position
-            );
-        }
-    }
-    let diff = md.dc_max_difference().unwrap();
-    assert!(diff < 100, "after static compensation: {diff} ns");
-    let dc = DcRuntime {
-        setup,
-        mode: DcMode::ReferenceFollowsMaster,
-        cycle_ns: MS,
-        shift_ns: 0,
-    };
-    let mut rt = md
-        .activate(Activation {
-            dc: Some(dc),
-            ..Default::default()
-        })
-        .unwrap();
-    rt.run_until_state(AlState::Op, MS, 5_000).unwrap();
+    let passages = ring.lock().unwrap().network().frame_passages(now);
+    dc::check_delays(&mut md, &setup, &passages, false);
+    let rt = dc::activate_to_op(md, setup, DcMode::ReferenceFollowsMaster);
     Rig { rt, vt, ring }
 }
 

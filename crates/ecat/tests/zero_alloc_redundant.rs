@@ -3,22 +3,18 @@
 //! sent on through the backup port, the reference time shifted for the back half).
 
 use ecat::clock::VirtualTime;
-use ecat::dc::setup::DcOptions;
-use ecat::dc::{DcMode, DcRuntime};
+use ecat::dc::DcMode;
 use ecat::link::redundant::RedundantLink;
 use ecat::link::sim_ring;
-use ecat::runtime::Activation;
 use ecat::MainDevice;
 use ecat_sim::Network;
-use ecat_wire::al::AlState;
 
 mod common;
 use common::counting::{self, Counting};
+use common::dc::{self, MS};
 
 #[global_allocator]
 static GLOBAL: Counting = Counting;
-
-const MS: u64 = 1_000_000;
 
 #[test]
 fn redundant_cycles_allocate_nothing() {
@@ -29,26 +25,8 @@ fn redundant_cycles_allocate_nothing() {
     let link = RedundantLink::new(Box::new(main), Box::new(backup)).unwrap();
     let mut md = MainDevice::with_link(Box::new(link));
     md.scan().unwrap();
-    let setup = md
-        .configure_dc(DcOptions {
-            static_datagrams: 2_000,
-            per_frame: 1,
-            ..Default::default()
-        })
-        .unwrap()
-        .unwrap();
-    let mut rt = md
-        .activate(Activation {
-            dc: Some(DcRuntime {
-                setup,
-                mode: DcMode::ReferenceFollowsMaster,
-                cycle_ns: MS,
-                shift_ns: 0,
-            }),
-            ..Default::default()
-        })
-        .unwrap();
-    rt.run_until_state(AlState::Op, MS, 5_000).unwrap();
+    let setup = dc::configure(&mut md, 2_000);
+    let mut rt = dc::activate_to_op(md, setup, DcMode::ReferenceFollowsMaster);
     let mut run = |n: u64| {
         for _ in 0..n {
             vt.advance(MS);
