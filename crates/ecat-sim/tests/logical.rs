@@ -150,3 +150,42 @@ fn closed_process_data_sms_do_not_count() {
         0
     );
 }
+
+#[test]
+fn lrw_writes_the_data_as_it_arrived() {
+    // One ESC reads and writes the same logical bytes: FMMU 0 reads first, FMMUs 1 and 2 then
+    // write what came in, not what FMMU 0 put into the frame (the ESC keeps only the bytes
+    // its writing FMMUs cover; this pins that the offsets are right).
+    const EK1100: u16 = 0x1001;
+    let mut bus = Bus::preset("io");
+    bus.assign_addresses();
+    let esc = bus.net.subdevice_mut(0).unwrap();
+    esc.pdi_write(0x0F80, &[0x3C, 0x5A]);
+    esc.pdi_write(0x0F90, &[0x00, 0x00]);
+    bus.fpwr(
+        EK1100,
+        reg::fmmu(0),
+        &fmmu(0x0005_0002, 2, 0, 7, 0x0F80, FmmuRepr::READ),
+    );
+    bus.fpwr(
+        EK1100,
+        reg::fmmu(1),
+        &fmmu(0x0005_0002, 1, 0, 7, 0x0F90, FmmuRepr::WRITE),
+    );
+    bus.fpwr(
+        EK1100,
+        reg::fmmu(2),
+        &fmmu(0x0005_0003, 1, 2, 5, 0x0F91, FmmuRepr::WRITE),
+    );
+    let r = logical(
+        &mut bus,
+        Command::Lrw,
+        0x0005_0000,
+        &[0x11, 0x22, 0xA5, 0xF0, 0x33],
+    );
+    assert_eq!(r.wkc, 3, "read +1, write +2");
+    assert_eq!(r.data, [0x11, 0x22, 0x3C, 0x5A, 0x33]);
+    let mut m = [0u8; 2];
+    bus.net.subdevice(0).unwrap().read(0x0F90, &mut m);
+    assert_eq!(m, [0xA5, 0x0C], "incoming byte, incoming bits 2..5 of 0xF0");
+}

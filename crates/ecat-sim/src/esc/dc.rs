@@ -90,7 +90,15 @@ impl DcClock {
     /// Local time (full 64 bits, wrapping) at true time `t`.
     pub fn local(&self, t: u64) -> u64 {
         let dt = t as i128 - self.t0_ns as i128;
-        let extra = (dt as f64 * self.drift_ppm * 1e-6).round() as i128;
+        // The conversions go through 64 bits when the values fit (the same numbers: both
+        // round to nearest), as 128-bit float conversions are slow library calls.
+        let dtf = i64::try_from(dt).map_or(dt as f64, |d| d as f64);
+        let x = (dtf * self.drift_ppm * 1e-6).round();
+        let extra = if x.abs() < 9.0e18 {
+            x as i64 as i128
+        } else {
+            x as i128
+        };
         (self.start_offset_ns as i128 + dt + extra) as u64
     }
 }

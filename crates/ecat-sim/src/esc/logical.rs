@@ -90,11 +90,30 @@ impl Esc {
         let len = dg.data_len();
         let want_read = matches!(cmd, Command::Lrd | Command::Lrw);
         let want_write = matches!(cmd, Command::Lwr | Command::Lrw);
-        // LRW writes the data as it arrived, before this ESC's reads changed it.
+        // LRW writes the data as it arrived, before this ESC's reads changed it: keep a copy
+        // of the frame bytes `[base, ..)` its writing FMMUs cover (only those: a copy of the
+        // whole datagram per ESC would sweep the cache on a large network).
         let mut incoming = core::mem::take(&mut self.scratch);
         incoming.clear();
+        let mut base = 0;
         if cmd == Command::Lrw {
-            incoming.extend_from_slice(dg.data());
+            let (mut lo, mut hi) = (u64::MAX, 0);
+            for n in 0..self.shape.fmmus {
+                let Some(f) = self
+                    .enabled_fmmu(n)
+                    .filter(|f| f.kind & FmmuRepr::WRITE != 0)
+                else {
+                    continue;
+                };
+                if let Some(s) = Span::of(&f, la, len) {
+                    lo = lo.min(s.frame_bit / 8);
+                    hi = hi.max((s.frame_bit + s.bits).div_ceil(8));
+                }
+            }
+            if lo < hi {
+                incoming.extend_from_slice(&dg.data()[lo as usize..hi as usize]);
+                base = lo;
+            }
         }
         let (mut read, mut wrote, mut addressed) = (false, false, false);
         for n in 0..self.shape.fmmus {
@@ -109,12 +128,15 @@ impl Esc {
                 read |= self.fmmu_read(&span, dg.data_mut());
             }
             if want_write && f.kind & FmmuRepr::WRITE != 0 {
-                let data = if cmd == Command::Lrw {
-                    &incoming[..len]
+                wrote |= if cmd == Command::Lrw {
+                    let rel = Span {
+                        frame_bit: span.frame_bit - base * 8,
+                        ..span
+                    };
+                    self.fmmu_write(&rel, &incoming)
                 } else {
-                    dg.data()
+                    self.fmmu_write(&span, dg.data())
                 };
-                wrote |= self.fmmu_write(&span, data);
             }
         }
         self.scratch = incoming;

@@ -129,7 +129,7 @@ pub struct Esc {
     /// Something the PDI side reacts to happened since it last ran (see
     /// [`Esc::pdi_after_frame`]).
     pdi_kick: bool,
-    /// Reused copy of an LRW's incoming data.
+    /// Reused copy of the incoming LRW bytes this ESC's FMMUs write.
     scratch: Vec<u8>,
 }
 
