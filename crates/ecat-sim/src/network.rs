@@ -790,6 +790,7 @@ impl Network {
                 passed_irq |= route.irq;
                 continue;
             }
+            std::hint::black_box(esc.warm());
             if now_ns >= route.due {
                 esc.tick(now_ns);
             } else {

@@ -268,6 +268,15 @@ impl Esc {
         self.sync_status(p.epu);
     }
 
+    /// The DC state a frame touches, loaded (see [`Esc::warm`]).
+    pub(crate) fn dc_warm(&self) -> u64 {
+        let s = &self.dc.sync;
+        s.done_to
+            ^ s.log0.back().copied().unwrap_or(0)
+            ^ s.log1.back().copied().unwrap_or(0)
+            ^ self.dc.seg_local
+    }
+
     /// Advance the SYNC unit (pulse generation) to true time `t_ns` without a frame.
     pub fn dc_advance(&mut self, t_ns: u64) {
         if self.dc_present() && self.shape.dc_units {
@@ -456,7 +465,9 @@ impl Esc {
         let mask = self.dc_mask();
         // System-time ns per true ns on this piece.
         let k = (1.0 + self.dc.clock.drift_ppm * 1e-6) * (1.0 + self.dc.rate);
-        let span = self.system_time(t).wrapping_sub(self.system_time(from)) & mask;
+        // The pulses below change neither the clock nor the correction: `now_sys` holds.
+        let now_sys = self.system_time(t);
+        let span = now_sys.wrapping_sub(self.system_time(from)) & mask;
         let cycle0 = self.read_u32(0x09A0) as u64;
         let cycle1 = self.read_u32(0x09A4) as u64;
         let (n1, r1) = match (cycle1.checked_div(cycle0), cycle1.checked_rem(cycle0)) {
@@ -510,7 +521,6 @@ impl Esc {
             s.next = Some(wait - span);
         }
         s.done_to = t;
-        let now_sys = self.system_time(t);
         if let Some(w) = self.dc.sync.next {
             let next0 = now_sys.wrapping_add(w) & mask;
             self.pdi_write(0x0990, &next0.to_le_bytes()[..self.dc_bytes()]);
