@@ -820,7 +820,7 @@ impl Network {
             let reroute = esc.pdi_pending();
             esc.pdi_after_frame(now_ns);
             if reroute {
-                *route = esc.route();
+                esc.refresh_route(route);
             } else {
                 route.irq = esc.irq();
             }

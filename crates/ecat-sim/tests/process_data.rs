@@ -259,3 +259,38 @@ fn servo_answers_its_controlword() {
     assert_eq!(vel, 1000, "velocity follows the target");
     assert!(pos >= 10, "position integrates: {pos}");
 }
+
+#[test]
+fn unchanged_outputs_still_overwrite_a_changed_output_object() {
+    // The device skips unpacking outputs that did not change into a dictionary that did not
+    // change; a write to the mapped object between frames must still be overwritten by the
+    // next frame's outputs, as on every frame before the skip existed.
+    let mut bus = Bus::preset("io");
+    bus.configure_io();
+    let out = [0xA5, 0x34, 0x12, 0x78, 0x56];
+    let mut img = [0u8; IO_IMAGE];
+    img[..5].copy_from_slice(&out);
+    assert_eq!(bus.request_all(0x04), 0x04);
+    bus.lrw(&img);
+    assert_eq!(bus.request_all(0x08), 0x08);
+    bus.lrw(&img);
+    bus.lrw(&img);
+    let od = |bus: &mut Bus| {
+        let od = bus.net.subdevice(EL4132).unwrap().od().unwrap();
+        (od.get(0x6411, 1), od.get(0x6411, 2))
+    };
+    assert_eq!(od(&mut bus), (Some(0x1234), Some(0x5678)));
+    let esc = bus.net.subdevice_mut(EL4132).unwrap();
+    esc.od_mut().unwrap().set(0x6411, 1, 7);
+    assert_eq!(od(&mut bus), (Some(7), Some(0x5678)));
+    bus.lrw(&img);
+    assert_eq!(
+        od(&mut bus),
+        (Some(0x1234), Some(0x5678)),
+        "same outputs, rewritten"
+    );
+    // Back to SAFEOP: the objects get the safe value once.
+    assert_eq!(bus.request_all(0x04), 0x04);
+    bus.lrw(&img);
+    assert_eq!(od(&mut bus), (Some(0), Some(0)));
+}

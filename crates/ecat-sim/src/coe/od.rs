@@ -14,6 +14,7 @@
 //! frame (a drive dozens of times), so the dictionary also keeps where each high byte of the
 //! index starts in the sorted objects: a lookup searches only the few objects sharing it.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use ecat_wire::coe::info::{ObjectAccess, ObjectCode};
@@ -365,13 +366,29 @@ impl Object {
 /// The live object dictionary of one device. Copy on write: the copies of a network share
 /// one dictionary until one of them writes an entry (a value that stays the same is no
 /// write), so copying a network with drives is cheap.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+///
+/// Every mutable access gives the dictionary a new [`Od::stamp`], unique in the process: equal
+/// stamps mean equal contents, so the device side can skip work whose inputs did not change
+/// (see `esc::io`).
+#[derive(Debug, Clone, Default, Eq)]
 pub struct Od {
     objects: Arc<Vec<Object>>,
     /// `objects[starts[h]..starts[h + 1]]` have indices with high byte `h` (257 bounds once
     /// the first object is in; see the module documentation).
     starts: Vec<u32>,
+    /// See [`Od::stamp`] (0: never written, the empty dictionary).
+    stamp: u64,
 }
+
+impl PartialEq for Od {
+    /// Equal contents (the stamp says nothing about another dictionary).
+    fn eq(&self, other: &Od) -> bool {
+        self.objects == other.objects && self.starts == other.starts
+    }
+}
+
+/// Source of [`Od::stamp`]s.
+static STAMPS: AtomicU64 = AtomicU64::new(1);
 
 impl Od {
     /// An empty dictionary.
@@ -379,8 +396,20 @@ impl Od {
         Od::default()
     }
 
+    /// Identifies the contents: changes with every mutable access (even one that writes the
+    /// same value), never repeats for other contents in this process (copies share it until
+    /// one of them is written).
+    pub fn stamp(&self) -> u64 {
+        self.stamp
+    }
+
+    fn touch(&mut self) {
+        self.stamp = STAMPS.fetch_add(1, Ordering::Relaxed);
+    }
+
     /// Add (or replace) an object.
     pub fn insert(&mut self, obj: Object) {
+        self.touch();
         let objects = Arc::make_mut(&mut self.objects);
         match objects.binary_search_by_key(&obj.index, |o| o.index) {
             Ok(i) => objects[i] = obj,
@@ -430,6 +459,7 @@ impl Od {
     /// The object at `index`, writable.
     pub fn object_mut(&mut self, index: u16) -> Option<&mut Object> {
         let i = self.position(index)?;
+        self.touch();
         Some(&mut Arc::make_mut(&mut self.objects)[i])
     }
 
@@ -456,18 +486,22 @@ impl Od {
     /// Set the integer value of `index:sub` (device side: no access or range checks);
     /// false if the entry does not exist.
     pub fn set(&mut self, index: u16, sub: u8, v: i64) -> bool {
-        match self.entry(index, sub) {
-            None => return false,
-            Some(e) if e.int() == v => return true,
-            Some(_) => {}
+        // One lookup of the object for both the comparison and the write.
+        let Some(i) = self.position(index) else {
+            return false;
+        };
+        let Some(k) = self.objects[i]
+            .entries
+            .binary_search_by_key(&sub, |e| e.sub)
+            .ok()
+        else {
+            return false;
+        };
+        if self.objects[i].entries[k].int() != v {
+            self.touch();
+            Arc::make_mut(&mut self.objects)[i].entries[k].set_int(v);
         }
-        match self.entry_mut(index, sub) {
-            Some(e) => {
-                e.set_int(v);
-                true
-            }
-            None => false,
-        }
+        true
     }
 }
 

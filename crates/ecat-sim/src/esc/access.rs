@@ -44,6 +44,7 @@ impl Esc {
             0x0910..=0x0917 => self.dc_store_system_time(a, v),
             0x0502..=0x050F if self.eeprom.pending.is_some() => {}
             _ => {
+                self.route_stale |= super::route::route_regs(a, a + 1);
                 if let Some(m) = self.mem.get_mut(a as usize) {
                     *m = v;
                 }

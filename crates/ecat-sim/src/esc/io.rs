@@ -12,7 +12,9 @@
 //!
 //! Devices with an object dictionary (CoE) take their process-data layout from the current
 //! PDO assignment and mapping instead of the SII: the outputs they apply are unpacked into
-//! the mapped objects, their inputs packed from the mapped objects (see `coe::pdo`). The
+//! the mapped objects (skipped when neither the outputs nor the dictionary changed since the
+//! last unpacking, by the dictionary's stamp), their inputs packed from the mapped objects
+//! (see `coe::pdo`). The
 //! layout is computed at power-up and again on PREOP→SAFEOP (after a remap over CoE), and
 //! when the device stops applying outputs (leaving OP, watchdog) the mapped output objects
 //! get the safe value 0 once.
@@ -49,6 +51,9 @@ pub(crate) struct IoState {
     pub tx_map: Vec<MapEntry>,
     /// Outputs were applied after the last frame.
     pub applying: bool,
+    /// The outputs last unpacked into the dictionary and its stamp right after (`None`:
+    /// not yet): unpacking the same outputs into the same contents again changes nothing.
+    pub unpacked: Option<(u64, Vec<u8>)>,
 }
 
 impl IoState {
@@ -90,6 +95,7 @@ impl IoState {
             rx_map,
             tx_map,
             applying: false,
+            unpacked: None,
         }
     }
 }
@@ -194,7 +200,17 @@ impl Esc {
         }
         if apply || self.io.applying {
             if let Some(c) = self.coe.as_mut() {
-                pdo::unpack(&mut c.od, &self.io.rx_map, &self.io.applied);
+                let io = &mut self.io;
+                let same = io
+                    .unpacked
+                    .as_ref()
+                    .is_some_and(|(st, d)| *st == c.od.stamp() && *d == io.applied);
+                if !same {
+                    pdo::unpack(&mut c.od, &io.rx_map, &io.applied);
+                    let mut d = io.unpacked.take().map(|u| u.1).unwrap_or_default();
+                    d.clone_from(&io.applied);
+                    io.unpacked = Some((c.od.stamp(), d));
+                }
             }
         }
         self.io.applying = apply;

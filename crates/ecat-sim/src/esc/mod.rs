@@ -131,6 +131,10 @@ pub struct Esc {
     pdi_kick: bool,
     /// Reused copy of the incoming LRW bytes this ESC's FMMUs write.
     scratch: Vec<u8>,
+    /// A register its [`route::Route`] reads beyond the event request and timers (station
+    /// address, alias, DL control, FMMUs) may have changed since the network last asked
+    /// (see [`Esc::refresh_route`]).
+    route_stale: bool,
 }
 
 impl core::fmt::Debug for Esc {
@@ -176,6 +180,7 @@ impl Esc {
             behaviour: None,
             pdi_kick: true,
             scratch: Vec::new(),
+            route_stale: true,
         };
         esc.power_up();
         esc
@@ -191,6 +196,7 @@ impl Esc {
     /// EEPROM does) and reset the device behaviour.
     pub fn power_up(&mut self) {
         self.pdi_kick = true;
+        self.route_stale = true;
         self.mem.fill(0);
         self.eeprom = Default::default();
         self.mbx = Default::default();
@@ -312,6 +318,8 @@ impl Esc {
 
     /// Write memory from the PDI side (device models); bytes past the end are ignored.
     pub fn pdi_write(&mut self, addr: u16, data: &[u8]) {
+        let end = addr as u32 + data.len() as u32;
+        self.route_stale |= route::route_regs(addr as u32, end);
         for (i, d) in data.iter().enumerate() {
             if let Some(m) = self.mem.get_mut(addr as usize + i) {
                 *m = *d;

@@ -164,7 +164,7 @@ impl FrameIndex {
 /// What the network keeps per ESC to pass it without touching its memory: enough to decide
 /// whether a datagram concerns it, its event request, and when its timers next have work.
 /// Recomputed after every frame that ran the ESC ([`Esc::route`]).
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Route {
     station: u16,
     /// The station alias when DL control enables alias addressing.
@@ -214,7 +214,32 @@ impl Route {
     }
 }
 
+/// Whether `[start, end)` overlaps a register [`Esc::route`] reads other than the event
+/// request: station address and alias (0x0010–0x0013), DL control (0x0100–0x0103), FMMUs
+/// (0x0600–0x06FF).
+pub(crate) fn route_regs(start: u32, end: u32) -> bool {
+    let over = |lo: u32, hi: u32| start < hi && end > lo;
+    over(0x0010, 0x0014) || over(0x0100, 0x0104) || over(0x0600, 0x0700)
+}
+
 impl Esc {
+    /// Bring `r` (this ESC's route as last computed) up to date: in full when a register it
+    /// reads was written since ([`route_regs`]), else only the event request and the timers,
+    /// which is what changes from frame to frame (the same result as [`Esc::route`]).
+    pub(crate) fn refresh_route(&mut self, r: &mut Route) {
+        if core::mem::take(&mut self.route_stale) {
+            *r = self.route();
+        } else {
+            r.irq = self.irq();
+            r.due = self.tick_due();
+        }
+        debug_assert_eq!(
+            *r,
+            self.route(),
+            "a register the route reads changed unseen"
+        );
+    }
+
     /// This ESC's [`Route`] now.
     pub(crate) fn route(&self) -> Route {
         let (mut lo, mut hi, mut fmmu_dc) = (u64::MAX, 0, false);
