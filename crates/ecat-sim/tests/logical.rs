@@ -189,3 +189,36 @@ fn lrw_writes_the_data_as_it_arrived() {
     bus.net.subdevice(0).unwrap().read(0x0F90, &mut m);
     assert_eq!(m, [0xA5, 0x0C], "incoming byte, incoming bits 2..5 of 0xF0");
 }
+
+#[test]
+fn lrw_that_enables_an_fmmu_through_an_fmmu_writes_with_it_too() {
+    // FMMU 0 maps logical bytes 0..16 onto FMMU 2's own registers (0x0620). The LRW carries a
+    // configuration that enables FMMU 2 for logical bytes 16..18 -> 0x0F90, and the data for
+    // it. FMMUs act in order on the datagram: FMMU 0 enables FMMU 2, FMMU 1 reads 0x0F80 into
+    // bytes 16..18, then FMMU 2 writes those bytes as they arrived, although it was off when
+    // the datagram reached the ESC (found by the sim_frames fuzzer: the copy of the incoming
+    // bytes did not cover it, and the write indexed past the copy).
+    const EK1100: u16 = 0x1001;
+    let mut bus = Bus::preset("io");
+    bus.assign_addresses();
+    let esc = bus.net.subdevice_mut(0).unwrap();
+    esc.pdi_write(0x0F80, &[0x3C, 0x5A]);
+    esc.pdi_write(0x0F90, &[0x00, 0x00]);
+    bus.fpwr(
+        EK1100,
+        reg::fmmu(0),
+        &fmmu(0x0007_0000, 16, 0, 7, reg::fmmu(2), FmmuRepr::WRITE),
+    );
+    bus.fpwr(
+        EK1100,
+        reg::fmmu(1),
+        &fmmu(0x0007_0010, 2, 0, 7, 0x0F80, FmmuRepr::READ),
+    );
+    let mut data = fmmu(0x0007_0010, 2, 0, 7, 0x0F90, FmmuRepr::WRITE).to_vec();
+    data.extend_from_slice(&[0xA5, 0x96]);
+    let r = logical(&mut bus, Command::Lrw, 0x0007_0000, &data);
+    assert_eq!(&r.data[16..], &[0x3C, 0x5A], "FMMU 1 read into the frame");
+    let mut m = [0u8; 2];
+    bus.net.subdevice(0).unwrap().read(0x0F90, &mut m);
+    assert_eq!(m, [0xA5, 0x96], "FMMU 2 wrote the bytes as they arrived");
+}

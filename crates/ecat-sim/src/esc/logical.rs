@@ -70,6 +70,9 @@ impl Span {
     }
 }
 
+/// The FMMU registers (0x0600–0x06FF, 16 FMMUs of 16 bytes).
+const FMMU_REGS: core::ops::Range<u32> = 0x0600..0x0700;
+
 impl Esc {
     /// FMMU `n`'s registers if it is enabled.
     pub(crate) fn enabled_fmmu(&self, n: u8) -> Option<FmmuRepr> {
@@ -98,6 +101,10 @@ impl Esc {
         let mut base = 0;
         if cmd == Command::Lrw {
             let (mut lo, mut hi) = (u64::MAX, 0);
+            // A writing FMMU that maps the FMMU registers themselves can enable or move a
+            // later FMMU in the middle of this datagram, outside the range computed here:
+            // then keep the whole datagram.
+            let mut whole = false;
             for n in 0..self.shape.fmmus {
                 let Some(f) = self
                     .enabled_fmmu(n)
@@ -106,11 +113,15 @@ impl Esc {
                     continue;
                 };
                 if let Some(s) = Span::of(&f, la, len) {
+                    let (mlo, mhi) = s.mem_bytes();
+                    whole |= mlo < FMMU_REGS.end && mhi > FMMU_REGS.start;
                     lo = lo.min(s.frame_bit / 8);
                     hi = hi.max((s.frame_bit + s.bits).div_ceil(8));
                 }
             }
-            if lo < hi {
+            if whole {
+                incoming.extend_from_slice(dg.data());
+            } else if lo < hi {
                 incoming.extend_from_slice(&dg.data()[lo as usize..hi as usize]);
                 base = lo;
             }
@@ -129,10 +140,11 @@ impl Esc {
             }
             if want_write && f.kind & FmmuRepr::WRITE != 0 {
                 wrote |= if cmd == Command::Lrw {
-                    let rel = Span {
-                        frame_bit: span.frame_bit - base * 8,
-                        ..span
+                    // Inside the copy by construction; a span outside it writes nothing.
+                    let Some(frame_bit) = span.frame_bit.checked_sub(base * 8) else {
+                        continue;
                     };
+                    let rel = Span { frame_bit, ..span };
                     self.fmmu_write(&rel, &incoming)
                 } else {
                     self.fmmu_write(&span, dg.data())
