@@ -8,10 +8,8 @@ use ecat::clock::VirtualTime;
 use ecat::dc::setup::DcOptions;
 use ecat::dc::DcMode;
 use ecat::domain::DomainState;
-use ecat::link::sim::SimLink;
 use ecat::runtime::Runtime;
 use ecat::supervisor::Event;
-use ecat::MainDevice;
 use ecat_sim::Network;
 
 mod common;
@@ -25,16 +23,7 @@ struct Rig {
 }
 
 fn bring_up(mode: DcMode) -> Rig {
-    let vt = VirtualTime::new();
-    vt.advance(1_000_000_000);
-    let link = SimLink::with_network(
-        Network::open("dc8").unwrap(),
-        "sim:dc8".into(),
-        "dc8".into(),
-    )
-    .on_virtual_time(vt.clone());
-    let mut md = MainDevice::with_link(Box::new(link));
-    md.scan().unwrap();
+    let (mut md, vt) = dc::scan_on_virtual_time("dc8");
     let setup = md
         .configure_dc(DcOptions::default())
         .unwrap()

@@ -8,10 +8,7 @@
 
 use ecat::clock::VirtualTime;
 use ecat::dc::DcMode;
-use ecat::link::sim::SimLink;
 use ecat::runtime::Runtime;
-use ecat::MainDevice;
-use ecat_sim::Network;
 
 mod common;
 use common::dc::{self, MS};
@@ -30,16 +27,7 @@ struct Rig {
 }
 
 fn bring_up(mode: DcMode) -> Rig {
-    let vt = VirtualTime::new();
-    vt.advance(1_000_000_000);
-    let link = SimLink::with_network(
-        Network::open("dc8").unwrap(),
-        "sim:dc8".into(),
-        "dc8".into(),
-    )
-    .on_virtual_time(vt.clone());
-    let mut md = MainDevice::with_link(Box::new(link));
-    md.scan().unwrap();
+    let (mut md, vt) = dc::scan_on_virtual_time("dc8");
     assert_eq!(md.subdevices().len(), 8);
     let setup = dc::configure(&mut md, 15_000);
     // Propagation delays: what the MainDevice measured against the simulator's truth.

@@ -3,15 +3,32 @@
 //! check of the measured propagation delays against the simulator's truth, and activation at
 //! 1 ms with DC until every SubDevice is in OP.
 
+use ecat::clock::VirtualTime;
 use ecat::dc::setup::{DcOptions, DcSetup};
 use ecat::dc::{DcMode, DcRuntime};
+use ecat::link::sim::SimLink;
 use ecat::runtime::{Activation, Runtime};
 use ecat::MainDevice;
-use ecat_sim::FramePassage;
+use ecat_sim::{FramePassage, Network};
 use ecat_wire::al::AlState;
 
 /// One millisecond in nanoseconds: the cycle of these tests.
 pub const MS: u64 = 1_000_000;
+
+/// The preset network `name` in-process on virtual time (started at 1 s), scanned.
+pub fn scan_on_virtual_time(name: &str) -> (MainDevice, VirtualTime) {
+    let vt = VirtualTime::new();
+    vt.advance(1_000_000_000);
+    let link = SimLink::with_network(
+        Network::open(name).unwrap(),
+        format!("sim:{name}"),
+        name.into(),
+    )
+    .on_virtual_time(vt.clone());
+    let mut md = MainDevice::with_link(Box::new(link));
+    md.scan().unwrap();
+    (md, vt)
+}
 
 /// DC setup with `static_datagrams` drift-compensation datagrams, one per frame (the tests'
 /// precise setting); panics if the bus has no DC SubDevice.
