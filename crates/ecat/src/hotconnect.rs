@@ -7,6 +7,16 @@
 //! behind it). [`resolve`] finds the declared groups on the scanned bus and checks that they
 //! neither overlap each other nor the fixed part of the configuration.
 //!
+//! A group may be absent when the bus is scanned if the configuration says what its members
+//! are: their SII images (from the devices' ESI files, or dumps). [`place_absent`] then lays
+//! the group out where it would sit with everything plugged in: it inserts a [`SubDevice`]
+//! per member built from its image (marked [`SubDevice::absent_at_scan`], with a station
+//! address no one else has) and moves the positions behind it up, so the process data, the
+//! SM configuration and the working counters are planned as if the group were there. The
+//! supervisor starts those members lost and probes for them; the first time the group
+//! answers it is identified, addressed, configured and brought to the target state by the
+//! same path as a group that comes back.
+//!
 //! At run time the supervisor keeps the groups (see `supervisor::groups`: reported as
 //! connected, disconnected and ready instead of lost; probed where they would be), and
 //! [`GroupWkc`] keeps the domains' working counters honest: each cyclic datagram's expected
@@ -48,6 +58,131 @@ pub struct HotConnectGroup {
     pub head: GroupHead,
     /// SubDevices in the group, the head included (at least 1).
     pub subdevices: u16,
+    /// The members' SII images, head first, one per SubDevice, for a group that may be
+    /// absent at the scan (see the module notes); empty: the group must be plugged in then.
+    pub images: Vec<Vec<u8>>,
+    /// For a group named by alias that is absent at the scan: the auto-increment position of
+    /// its head with every group plugged in (`None`: behind the last SubDevice). A head named
+    /// by identity has its position already.
+    pub absent_position: Option<u16>,
+}
+
+impl HotConnectGroup {
+    /// A group that must be plugged in at the scan.
+    pub fn new(name: impl Into<String>, head: GroupHead, subdevices: u16) -> HotConnectGroup {
+        HotConnectGroup {
+            name: name.into(),
+            head,
+            subdevices,
+            images: Vec::new(),
+            absent_position: None,
+        }
+    }
+
+    /// The position of its head on `subs`, if there; an error if its alias is not unique.
+    fn find_head(&self, subs: &[SubDevice]) -> Result<Option<usize>> {
+        Ok(match self.head {
+            GroupHead::Alias(a) => {
+                let found: Vec<usize> = (0..subs.len()).filter(|&p| subs[p].alias == a).collect();
+                if found.len() > 1 {
+                    return Err(Error::Invalid(format!(
+                        "hot-connect group \"{}\": alias {a} is held by the SubDevices at positions {found:?}; give each group head an alias of its own",
+                        self.name
+                    )));
+                }
+                found.first().copied()
+            }
+            GroupHead::Identity {
+                position,
+                vendor_id,
+                product_code,
+            } => subs
+                .get(position as usize)
+                .filter(|s| {
+                    s.identity.vendor_id == vendor_id && s.identity.product_code == product_code
+                })
+                .map(|_| position as usize),
+        })
+    }
+}
+
+/// Lay out every group of `groups` that is not on the scanned bus `subs` but has its members'
+/// SII images (see the module notes): their SubDevices are inserted where the groups sit
+/// with everything plugged in. Returns the positions inserted, in order. Errors are one
+/// sentence naming the group and the fix.
+pub fn place_absent(groups: &[HotConnectGroup], subs: &mut Vec<SubDevice>) -> Result<Vec<usize>> {
+    let mut absent: Vec<(usize, &HotConnectGroup)> = Vec::new();
+    for g in groups {
+        if g.images.is_empty() || g.find_head(subs)?.is_some() {
+            continue;
+        }
+        if g.images.len() != g.subdevices as usize {
+            return Err(Error::Invalid(format!(
+                "hot-connect group \"{}\" has {} SubDevices but {} SII image(s); give one image per member, the head first",
+                g.name,
+                g.subdevices,
+                g.images.len()
+            )));
+        }
+        let at = match g.head {
+            GroupHead::Identity { position, .. } => Some(position),
+            GroupHead::Alias(_) => g.absent_position,
+        };
+        absent.push((at.map_or(usize::MAX, usize::from), g));
+    }
+    // In the order of their positions with everything plugged in: each insertion makes the
+    // bus more like that, so the next position means what it says.
+    absent.sort_by_key(|(at, _)| *at);
+    let mut next_station = subs
+        .iter()
+        .map(|s| s.station)
+        .max()
+        .unwrap_or(0)
+        .max(0x1000);
+    let mut inserted = Vec::new();
+    for (at, g) in absent {
+        let at = if at == usize::MAX { subs.len() } else { at };
+        if at > subs.len() {
+            return Err(Error::Invalid(format!(
+                "hot-connect group \"{}\" is absent and placed at position {at}, but the bus has {} SubDevices with the groups before it; correct the position of its head",
+                g.name,
+                subs.len()
+            )));
+        }
+        for (k, image) in g.images.iter().enumerate() {
+            next_station = next_station.checked_add(1).ok_or_else(|| {
+                Error::Invalid(format!(
+                    "hot-connect group \"{}\": no station address is left for its members",
+                    g.name
+                ))
+            })?;
+            let mut s = SubDevice {
+                position: (at + k) as u16,
+                station: next_station,
+                absent_at_scan: true,
+                ..Default::default()
+            };
+            s.apply_sii(image).map_err(|reason| {
+                Error::Invalid(format!(
+                    "hot-connect group \"{}\": the SII image of member {} cannot be used ({reason}); give the image of the device that sits there",
+                    g.name,
+                    k + 1
+                ))
+            })?;
+            if let (0, GroupHead::Alias(a)) = (k, g.head) {
+                s.alias = a;
+            }
+            // What the ESC registers would say, from what the SII says it uses.
+            s.fmmu_count = s.fmmu_usage.len().clamp(3, 16) as u8;
+            s.sm_count = s.sync_managers.len().clamp(4, 16) as u8;
+            subs.insert(at + k, s);
+            inserted.push(at + k);
+        }
+        for (p, s) in subs.iter_mut().enumerate() {
+            s.position = p as u16;
+        }
+    }
+    Ok(inserted)
 }
 
 /// A group found on the bus.
@@ -68,6 +203,27 @@ fn span(r: &Range<usize>) -> String {
     }
 }
 
+/// With distributed clocks running: give each laid-out member whose SII has SYNC signals a
+/// clock to set up when it appears (see `supervisor::dc_join`). Its propagation delay was
+/// never measured; it takes that of the nearest DC SubDevice in front of it, so its SYNC0
+/// is early by the few hops' delay between them (tens to hundreds of ns).
+pub fn assume_dc(subs: &mut [SubDevice]) {
+    let mut delay = 0;
+    for s in subs.iter_mut() {
+        match s.dc {
+            Some(d) => delay = d.delay_ns,
+            None if s.absent_at_scan && s.dc_assign_activate != 0 => {
+                s.dc = Some(crate::subdevice::DcInfo {
+                    system_time: true,
+                    delay_ns: delay,
+                    ..Default::default()
+                });
+            }
+            None => {}
+        }
+    }
+}
+
 /// Find `groups` on the scanned bus `subs`. `fixed` lists the positions the rest of the
 /// configuration names explicitly (e.g. a PDO configuration file's entries): a group may
 /// not include one. Errors are one sentence naming the group and the fix.
@@ -84,31 +240,10 @@ pub fn resolve(
                 g.name
             )));
         }
-        let head = match g.head {
-            GroupHead::Alias(a) => {
-                let found: Vec<usize> = (0..subs.len()).filter(|&p| subs[p].alias == a).collect();
-                if found.len() > 1 {
-                    return Err(Error::Invalid(format!(
-                        "hot-connect group \"{}\": alias {a} is held by the SubDevices at positions {found:?}; give each group head an alias of its own",
-                        g.name
-                    )));
-                }
-                found.first().copied()
-            }
-            GroupHead::Identity {
-                position,
-                vendor_id,
-                product_code,
-            } => subs
-                .get(position as usize)
-                .filter(|s| {
-                    s.identity.vendor_id == vendor_id && s.identity.product_code == product_code
-                })
-                .map(|_| position as usize),
-        };
+        let head = g.find_head(subs)?;
         let Some(head) = head else {
             return Err(Error::Invalid(format!(
-                "hot-connect group \"{}\" is not on the bus ({}); connect it for the start (a group absent at the start is not supported yet)",
+                "hot-connect group \"{}\" is not on the bus ({}); connect it for the start, or give its members' SII images so it can be laid out while absent",
                 g.name,
                 match g.head {
                     GroupHead::Alias(a) => format!("no SubDevice has alias {a}"),
@@ -148,8 +283,8 @@ pub fn resolve(
         }
         out.push(ResolvedGroup {
             name: g.name.clone(),
+            present: !subs[members.clone()].iter().any(|s| s.absent_at_scan),
             members,
-            present: true,
         });
     }
     Ok(out)
@@ -168,6 +303,9 @@ pub struct GroupWkc {
     counted: Vec<bool>,
     /// Per group: missing from the last cycles' WKCs before the supervisor noticed.
     gone: Vec<bool>,
+    /// The slack was set once (a group absent from the start has its share missing from
+    /// the first cycle, with no change of `counted` to say so).
+    slack_set: bool,
 }
 
 impl GroupWkc {
@@ -187,6 +325,7 @@ impl GroupWkc {
             share,
             counted: vec![false; members.len()],
             gone: vec![false; groups.len()],
+            slack_set: false,
         }
     }
 
@@ -209,7 +348,8 @@ impl GroupWkc {
         {
             self.gone.iter_mut().for_each(|g| *g = false);
         }
-        let mut changed = false;
+        let mut changed = !self.slack_set;
+        self.slack_set = true;
         let mut m = 0;
         for (g, r) in self.groups.iter().enumerate() {
             let mut all_out = true;
@@ -314,11 +454,7 @@ mod tests {
     }
 
     fn g(name: &str, head: GroupHead, n: u16) -> HotConnectGroup {
-        HotConnectGroup {
-            name: name.into(),
-            head,
-            subdevices: n,
-        }
+        HotConnectGroup::new(name, head, n)
     }
 
     fn one_sentence(e: Error) -> String {

@@ -57,6 +57,22 @@ impl MainDevice {
         Ok(&self.subdevices)
     }
 
+    /// Lay out the hot-connect groups of `groups` that are not on the scanned bus but have
+    /// their members' SII images (see [`crate::hotconnect::place_absent`]): call it after
+    /// [`MainDevice::scan`] and before anything that uses positions (configurations, DC),
+    /// then activate with the same groups. Returns the positions of the laid-out members.
+    pub fn place_absent_groups(
+        &mut self,
+        groups: &[crate::hotconnect::HotConnectGroup],
+    ) -> Result<Vec<usize>> {
+        let placed = crate::hotconnect::place_absent(groups, &mut self.subdevices)?;
+        for &p in &placed {
+            self.mailbox_counters
+                .insert(p.min(self.mailbox_counters.len()), 0);
+        }
+        Ok(placed)
+    }
+
     /// SubDevices found by the last scan.
     pub fn subdevices(&self) -> &[SubDevice] {
         &self.subdevices
@@ -87,7 +103,13 @@ impl MainDevice {
             .subdevices
             .iter_mut()
             .enumerate()
-            .filter(|(i, _)| positions.is_empty() || positions.contains(i))
+            .filter(|(i, s)| {
+                if positions.is_empty() {
+                    !s.absent_at_scan
+                } else {
+                    positions.contains(i)
+                }
+            })
             .map(|(_, s)| s)
             .collect();
         esm::request_state(&mut self.bus, &mut refs, state, timeout)
@@ -95,7 +117,11 @@ impl MainDevice {
 
     /// Refresh AL status and code of every SubDevice.
     pub fn refresh_states(&mut self) -> Result<()> {
-        let mut refs: Vec<&mut SubDevice> = self.subdevices.iter_mut().collect();
+        let mut refs: Vec<&mut SubDevice> = self
+            .subdevices
+            .iter_mut()
+            .filter(|s| !s.absent_at_scan)
+            .collect();
         esm::read_status(&mut self.bus, &mut refs)
     }
 
@@ -203,10 +229,15 @@ impl MainDevice {
 
     /// The process data configuration of every SubDevice as it is now: over CoE for those
     /// with CoE (their current PDO assignment), from the SII for the others. Fallbacks to the
-    /// SII are recorded in [`MainDevice::notes`].
+    /// SII are recorded in [`MainDevice::notes`]. Members of hot-connect groups laid out
+    /// while absent take theirs from their SII image.
     pub fn discover_configs(&mut self) -> Result<Vec<SubDeviceConfig>> {
         let mut out = Vec::with_capacity(self.subdevices.len());
         for p in 0..self.subdevices.len() {
+            if self.subdevices[p].absent_at_scan {
+                out.push(SubDeviceConfig::from_sii(&self.subdevices[p]));
+                continue;
+            }
             let (c, src) = pdo_coe::discover(self, p)?;
             if let pdo_coe::Source::SiiAfterCoeFailed(why) = src {
                 self.notes.push(format!(

@@ -279,10 +279,13 @@ impl Runtime {
         link: Box<dyn Link>,
         mut engine: FrameEngine,
         clock: Clock,
-        subs: Vec<SubDevice>,
+        mut subs: Vec<SubDevice>,
         act: Activation,
         mut lay: crate::domain::Layout,
     ) -> Result<Runtime> {
+        if act.dc.is_some() {
+            crate::hotconnect::assume_dc(&mut subs);
+        }
         let configs = act
             .configs
             .unwrap_or_else(|| subs.iter().map(SubDeviceConfig::from_sii).collect());

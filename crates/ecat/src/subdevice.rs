@@ -220,6 +220,10 @@ pub struct SubDevice {
     /// AssignActivate of the first DC operating mode in the SII with SYNC signals (e.g. 0x0300),
     /// 0 if the SII has none.
     pub dc_assign_activate: u16,
+    /// Not on the bus when it was scanned: a member of a hot-connect group laid out from its
+    /// SII image ([`crate::hotconnect::place_absent`]); its ESC details are assumed from the
+    /// SII and it is probed for until it appears.
+    pub absent_at_scan: bool,
 }
 
 impl SubDevice {

@@ -2,16 +2,21 @@
 //! second port (EK1100 coupler with alias 0x2000, EL2008, EL1018) leaves and joins ten times
 //! while the fixed part (EK1100, EL2008, EL1018, EL4132) cycles: each time the group is in OP
 //! within 500 cycles of appearing, the fixed part never leaves OP, its data stays complete,
-//! and nothing about it is reported.
+//! and nothing about it is reported. The same group absent at the scan, laid out from its
+//! members' SII images, joins when it is plugged in for the first time.
 
 use ecat::clock::VirtualTime;
 use ecat::domain::DomainState;
+use ecat::hotconnect::HotConnectGroup;
+use ecat::link::sim::SimLink;
+use ecat::runtime::Activation;
 use ecat::runtime::Runtime;
 use ecat::supervisor::Event;
+use ecat::MainDevice;
 use ecat_wire::al::AlState;
 
 mod common;
-use common::hotconnect::{bring_up, net, network, FIXED, HEAD, MS};
+use common::hotconnect::{bring_up, group, net, network, FIXED, HEAD, MS};
 
 /// What one cycle shows about the fixed part and the group.
 #[derive(Default)]
@@ -113,4 +118,109 @@ fn a_group_leaves_and_joins_ten_times_while_the_rest_cycles() {
     assert_eq!(seen.fixed_out_of_op, 0, "the fixed part never leaves OP");
     assert_eq!(seen.errors_for_fixed, Vec::<String>::new());
     assert_eq!(seen.not_complete, 0, "the domain stays complete");
+}
+
+/// The group of [`group`] with its members' SII images taken from the simulated devices.
+fn group_with_images(net: &ecat_sim::Network) -> HotConnectGroup {
+    let mut g = group();
+    g.images = (HEAD..HEAD + 3)
+        .map(|p| net.subdevice(p).unwrap().sii().to_vec())
+        .collect();
+    g.absent_position = Some(HEAD as u16);
+    g
+}
+
+#[test]
+fn a_group_absent_at_the_scan_joins_when_plugged_in() {
+    let mut sim = network();
+    let g = group_with_images(&sim);
+    sim.disconnect(HEAD).unwrap();
+    let vt = VirtualTime::new();
+    vt.advance(1_000_000_000);
+    let link = SimLink::with_network(sim, "sim:hc".into(), "hc".into()).on_virtual_time(vt.clone());
+    let mut md = MainDevice::with_link(Box::new(link));
+    assert_eq!(
+        md.scan().unwrap().len(),
+        FIXED,
+        "the group is not on the bus"
+    );
+    // Without images the group cannot be laid out: one sentence saying so.
+    let e = md.place_absent_groups(&[group()]).unwrap();
+    assert!(e.is_empty());
+    let placed = md.place_absent_groups(&[g.clone()]).unwrap();
+    assert_eq!(placed, vec![4, 5, 6]);
+    let subs = md.subdevices();
+    assert!(subs[4].absent_at_scan && subs[4].alias == 0x2000);
+    assert!(subs[5].name.starts_with("EL2008"), "{}", subs[5].name);
+    let stations: std::collections::BTreeSet<u16> = subs.iter().map(|s| s.station).collect();
+    assert_eq!(stations.len(), 7, "every station address is unique");
+    let mut rt = md
+        .activate(Activation {
+            hot_connect: vec![g],
+            ..Default::default()
+        })
+        .unwrap();
+    assert!(!rt.supervisor().group_present(0));
+    assert_eq!(rt.supervisor().group_members(0), Some(4..7));
+    rt.run_until_state(AlState::Op, MS, 5_000)
+        .expect("the fixed part reaches OP without the group");
+    let mut seen = Seen::default();
+    for _ in 0..300 {
+        cycle(&mut rt, &vt, &mut seen);
+    }
+    assert!(
+        rt.supervisor().all_running(),
+        "the absent group is not waited for"
+    );
+    assert_eq!(
+        seen.fixed_out_of_op,
+        0,
+        "{}",
+        seen.errors_for_fixed.join("; ")
+    );
+    assert!(rt.domain(0).wkc() < rt.domain(0).expected_wkc());
+    // Plugged in for the first time.
+    net(&mut rt).connect(HEAD).unwrap();
+    let appeared = rt.cycle_count();
+    let mut n = 0;
+    while seen.ready.is_none() && n < 1000 {
+        cycle(&mut rt, &vt, &mut seen);
+        n += 1;
+    }
+    let (at, _) = seen.ready.expect("the group reaches OP");
+    assert!(seen.connected.is_some(), "connect reported");
+    println!(
+        "absent group in OP {} cycles after appearing",
+        at - appeared
+    );
+    assert!(
+        at - appeared <= 500,
+        "in OP {} cycles after appearing",
+        at - appeared
+    );
+    for _ in 0..20 {
+        cycle(&mut rt, &vt, &mut seen);
+    }
+    for p in 0..7 {
+        let s = rt.supervisor().states().nth(p).unwrap();
+        assert_eq!(s.status.state(), Some(AlState::Op), "{s}");
+    }
+    assert_eq!(
+        rt.domain(0).wkc(),
+        rt.domain(0).expected_wkc(),
+        "every datagram full"
+    );
+    // Its process data flows: the EL1018's inputs reach the image, the EL2008's outputs the
+    // device.
+    net(&mut rt).set_inputs(6, &[0xA5]).unwrap();
+    let out = rt.locate(5, 0x7000, 1).expect("EL2008 output 1 is mapped");
+    let inp = rt.locate(6, 0x6000, 1).expect("EL1018 input 1 is mapped");
+    rt.domain_mut(0).image_mut()[out.byte] = 0x3C;
+    for _ in 0..5 {
+        cycle(&mut rt, &vt, &mut seen);
+    }
+    assert_eq!(rt.domain(0).image()[inp.byte], 0xA5);
+    assert_eq!(net(&mut rt).outputs(5).unwrap()[0], 0x3C);
+    assert_eq!(seen.not_complete, 0, "the domain stays complete throughout");
+    assert_eq!(seen.errors_for_fixed, Vec::<String>::new());
 }

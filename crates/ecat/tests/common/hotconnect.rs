@@ -28,11 +28,7 @@ pub const HEAD: usize = 4;
 
 /// The group as the configuration declares it.
 pub fn group() -> HotConnectGroup {
-    HotConnectGroup {
-        name: "tool".into(),
-        head: GroupHead::Alias(0x2000),
-        subdevices: 3,
-    }
+    HotConnectGroup::new("tool", GroupHead::Alias(0x2000), 3)
 }
 
 /// Scan, activate with the group (and distributed clocks with `dc`, the reference following
