@@ -147,7 +147,7 @@ fn a_group_absent_at_the_scan_joins_when_plugged_in() {
     // Without images the group cannot be laid out: one sentence saying so.
     let e = md.place_absent_groups(&[group()]).unwrap();
     assert!(e.is_empty());
-    let placed = md.place_absent_groups(&[g.clone()]).unwrap();
+    let placed = md.place_absent_groups(std::slice::from_ref(&g)).unwrap();
     assert_eq!(placed, vec![4, 5, 6]);
     let subs = md.subdevices();
     assert!(subs[4].absent_at_scan && subs[4].alias == 0x2000);
