@@ -203,16 +203,16 @@ fn span(r: &Range<usize>) -> String {
     }
 }
 
-/// With distributed clocks running: give each laid-out member whose SII has SYNC signals a
-/// clock to set up when it appears (see `supervisor::dc_join`). Its propagation delay was
-/// never measured; it takes that of the nearest DC SubDevice in front of it, so its SYNC0
-/// is early by the few hops' delay between them (tens to hundreds of ns).
+/// With distributed clocks running: give each laid-out member a clock to set up when it
+/// appears, if its ESC turns out to have one (see `supervisor::dc_join`). Its propagation
+/// delay was never measured; it takes that of the nearest DC SubDevice in front of it, so
+/// its SYNC0 is early by the few hops' delay between them (tens to hundreds of ns).
 pub fn assume_dc(subs: &mut [SubDevice]) {
     let mut delay = 0;
     for s in subs.iter_mut() {
         match s.dc {
             Some(d) => delay = d.delay_ns,
-            None if s.absent_at_scan && s.dc_assign_activate != 0 => {
+            None if s.absent_at_scan => {
                 s.dc = Some(crate::subdevice::DcInfo {
                     system_time: true,
                     delay_ns: delay,

@@ -6,6 +6,8 @@
 //! members' SII images, joins when it is plugged in for the first time.
 
 use ecat::clock::VirtualTime;
+use ecat::dc::setup::DcOptions;
+use ecat::dc::{DcMode, DcRuntime};
 use ecat::domain::DomainState;
 use ecat::hotconnect::HotConnectGroup;
 use ecat::link::sim::SimLink;
@@ -132,6 +134,15 @@ fn group_with_images(net: &ecat_sim::Network) -> HotConnectGroup {
 
 #[test]
 fn a_group_absent_at_the_scan_joins_when_plugged_in() {
+    absent_group_joins(false);
+}
+
+#[test]
+fn a_group_absent_at_the_scan_joins_with_distributed_clocks() {
+    absent_group_joins(true);
+}
+
+fn absent_group_joins(with_dc: bool) {
     let mut sim = network();
     let g = group_with_images(&sim);
     sim.disconnect(HEAD).unwrap();
@@ -154,9 +165,22 @@ fn a_group_absent_at_the_scan_joins_when_plugged_in() {
     assert!(subs[5].name.starts_with("EL2008"), "{}", subs[5].name);
     let stations: std::collections::BTreeSet<u16> = subs.iter().map(|s| s.station).collect();
     assert_eq!(stations.len(), 7, "every station address is unique");
+    let dc = with_dc.then(|| {
+        let setup = md
+            .configure_dc(DcOptions::default())
+            .unwrap()
+            .expect("the bus has DC SubDevices");
+        DcRuntime {
+            setup,
+            mode: DcMode::ReferenceFollowsMaster,
+            cycle_ns: MS,
+            shift_ns: 0,
+        }
+    });
     let mut rt = md
         .activate(Activation {
             hot_connect: vec![g],
+            dc,
             ..Default::default()
         })
         .unwrap();
@@ -210,6 +234,17 @@ fn a_group_absent_at_the_scan_joins_when_plugged_in() {
         rt.domain(0).expected_wkc(),
         "every datagram full"
     );
+    if with_dc {
+        // Its clocks were set when it joined (their delay assumed from the SubDevice in front,
+        // never measured): the sync monitor (max |0x092C| over the bus) stays small.
+        let mut worst = 0;
+        for _ in 0..500 {
+            cycle(&mut rt, &vt, &mut seen);
+            worst = worst.max(rt.dc_sync_monitor_ns().unwrap_or(u32::MAX));
+        }
+        println!("DC sync monitor after the join: at most {worst} ns over 500 cycles");
+        assert!(worst < 1_000, "sync monitor {worst} ns");
+    }
     // Its process data flows: the EL1018's inputs reach the image, the EL2008's outputs the
     // device.
     net(&mut rt).set_inputs(6, &[0xA5]).unwrap();

@@ -347,11 +347,20 @@ pub fn run(mut a: Args) -> CmdResult {
     let bringup = rt.run_until_state(AlState::Op, a.cycle, 10_000_000_000 / a.cycle.max(1));
     print_events(&mut rt, a.verbose);
     bringup?;
+    let sup = rt.supervisor();
+    let absent: usize = (0..sup.group_count())
+        .filter(|&g| !sup.group_present(g))
+        .filter_map(|g| sup.group_members(g).map(|m| m.len()))
+        .sum();
     println!(
-        "all {} SubDevices in OP after {} cycles ({:.1} ms)",
-        rt.supervisor().states().count(),
+        "all {} SubDevices in OP after {} cycles ({:.1} ms){}",
+        sup.states().count() - absent,
         rt.cycle_count(),
-        t1.elapsed().as_secs_f64() * 1e3
+        t1.elapsed().as_secs_f64() * 1e3,
+        match absent {
+            0 => String::new(),
+            n => format!("; {n} of absent hot-connect groups wait to be plugged in"),
+        }
     );
     super::eoe::set_ips(&rt, &a.eoe_ip);
     println!("real-time: {}", cycle::realtime_setup(&opts)?.join(", "));
@@ -547,6 +556,19 @@ fn activate_auto(
     // Each SubDevice's configuration: from the PDO file where it lists one (written to CoE
     // SubDevices as startup SDOs, replayed on every reconfiguration), else as it is now
     // (over CoE, or from the SII).
+    let hot_connect = match &a.hot_connect {
+        Some(path) => crate::hotfile::load(path, &a.bus.esi_dir)?,
+        None => Vec::new(),
+    };
+    // Groups absent now but described by their members are laid out before anything uses
+    // positions.
+    let placed = md.place_absent_groups(&hot_connect)?;
+    if !placed.is_empty() {
+        println!(
+            "hot connect: {} SubDevice(s) of absent groups laid out from their descriptions",
+            placed.len()
+        );
+    }
     let mut configs = md.discover_configs()?;
     for n in md.notes() {
         println!("note: {n}");
@@ -567,9 +589,11 @@ fn activate_auto(
             }
         }
     }
+    // (Drives of a hot-connect group absent now are not driven by the profile.)
     let drives: Vec<usize> = (0..configs.len())
         .filter(|&p| {
-            configs[p].entry_bit_offset(0x6040, 0).is_some()
+            !md.subdevices()[p].absent_at_scan
+                && configs[p].entry_bit_offset(0x6040, 0).is_some()
                 && configs[p].entry_bit_offset(0x60FF, 0).is_some()
         })
         .collect();
@@ -601,10 +625,6 @@ fn activate_auto(
             drives.len()
         );
     }
-    let hot_connect = match &a.hot_connect {
-        Some(path) => crate::hotfile::load(path)?,
-        None => Vec::new(),
-    };
     let dc = setup_dc(&mut md, a.dc, a.cycle, a.verbose)?;
     let rt = md.activate(Activation {
         configs: Some(configs),

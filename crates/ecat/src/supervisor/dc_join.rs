@@ -16,6 +16,10 @@
 //! clock's time at any instant comes from [`Supervisor::reference_time_at`] (the MainDevice's
 //! time when the reference follows it, else the last one the cyclic FRMW saw, moved on). A
 //! SubDevice found with its address kept did not lose power: its clock is left alone.
+//!
+//! A member of a hot-connect group that was absent at the scan was never seen: whether its
+//! ESC has a system time at all is read first (0x0910; an ESC without one, or one that only
+//! latches port receive times, does not answer it), and one without is configured at once.
 
 use super::{Phase, Supervisor};
 use crate::subdevice::SubDevice;
@@ -27,6 +31,14 @@ use ecat_wire::Command;
 const LAST_STEP: u8 = 6;
 /// The step that reads the system time.
 const READ_STEP: u8 = 4;
+/// The step before the others for a SubDevice never seen: read its system time, to learn
+/// whether it has one.
+const PROBE_STEP: u8 = 7;
+
+/// True for the step whose datagram may come back unanswered without the SubDevice being lost.
+pub(super) fn may_be_unanswered(phase: Phase) -> bool {
+    phase == Phase::DcJoin(PROBE_STEP)
+}
 
 /// The datagram of step `step` for `info` (command, register, data, length); `offset` is the
 /// one computed by the read.
@@ -34,6 +46,7 @@ pub(super) fn request(info: &SubDevice, step: u8, offset: u64) -> (Command, u16,
     let mut b = [0u8; 24];
     let delay = info.dc.map_or(0, |d| d.delay_ns);
     let (cmd, ado, n) = match step {
+        PROBE_STEP => (Command::Fprd, reg::DC_SYSTEM_TIME, 8),
         0 => {
             b[..4].copy_from_slice(&delay.to_le_bytes());
             (Command::Fpwr, reg::DC_SYSTEM_TIME_DELAY, 4)
@@ -67,15 +80,27 @@ impl Supervisor {
 
     /// After a found SubDevice's identity matched: its clock if it lost power, then the reset.
     pub(super) fn after_identity(&self, i: usize) -> Phase {
-        if self.subs[i].dc_join && self.dc_now.is_some() {
-            Phase::DcJoin(0)
-        } else {
-            self.reset_phase(i)
+        if !(self.subs[i].dc_join && self.dc_now.is_some()) {
+            return self.reset_phase(i);
+        }
+        match self.subs[i].info.absent_at_scan {
+            true => Phase::DcJoin(PROBE_STEP),
+            false => Phase::DcJoin(0),
         }
     }
 
-    /// Judge the answer `d` to step `step` (its working counter was 1).
-    pub(super) fn dc_join_judge(&mut self, i: usize, step: u8, d: &[u8]) -> Phase {
+    /// Judge the answer `d` to step `step` (its working counter `wkc` is 1 but for
+    /// [`PROBE_STEP`]).
+    pub(super) fn dc_join_judge(&mut self, i: usize, step: u8, d: &[u8], wkc: u16) -> Phase {
+        if step == PROBE_STEP {
+            if wkc == 1 {
+                return Phase::DcJoin(0);
+            }
+            let s = &mut self.subs[i];
+            s.dc_join = false;
+            s.info.dc = None;
+            return self.reset_phase(i);
+        }
         if step == READ_STEP {
             let word = |k: usize| {
                 d.get(k..k + 8)

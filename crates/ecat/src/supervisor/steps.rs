@@ -297,7 +297,7 @@ impl Supervisor {
 
     pub(super) fn judge(&mut self, i: usize, d: &[u8], wkc: u16, now: u64, cycle: u64) {
         let phase = self.subs[i].phase;
-        if wkc == 0 && phase != Phase::Probe {
+        if wkc == 0 && phase != Phase::Probe && !dc_join::may_be_unanswered(phase) {
             self.lose(i, now, cycle);
             return;
         }
@@ -393,7 +393,7 @@ impl Supervisor {
                 self.update_expected_probe();
                 return;
             }
-            Phase::DcJoin(step) => self.dc_join_judge(i, step, d),
+            Phase::DcJoin(step) => self.dc_join_judge(i, step, d, wkc),
             Phase::Reset => Phase::WaitInit,
             Phase::ClearFmmus => Phase::ClearSms,
             Phase::ClearSms if self.target_of(i) >= AlState::PreOp => {
