@@ -6,8 +6,6 @@
 //! members' SII images, joins when it is plugged in for the first time.
 
 use ecat::clock::VirtualTime;
-use ecat::dc::setup::DcOptions;
-use ecat::dc::{DcMode, DcRuntime};
 use ecat::domain::DomainState;
 use ecat::hotconnect::HotConnectGroup;
 use ecat::link::sim::SimLink;
@@ -18,7 +16,7 @@ use ecat::MainDevice;
 use ecat_wire::al::AlState;
 
 mod common;
-use common::hotconnect::{bring_up, group, net, network, FIXED, HEAD, MS};
+use common::hotconnect::{bring_up, dc_following_master, group, net, network, FIXED, HEAD, MS};
 
 /// What one cycle shows about the fixed part and the group.
 #[derive(Default)]
@@ -165,18 +163,7 @@ fn absent_group_joins(with_dc: bool) {
     assert!(subs[5].name.starts_with("EL2008"), "{}", subs[5].name);
     let stations: std::collections::BTreeSet<u16> = subs.iter().map(|s| s.station).collect();
     assert_eq!(stations.len(), 7, "every station address is unique");
-    let dc = with_dc.then(|| {
-        let setup = md
-            .configure_dc(DcOptions::default())
-            .unwrap()
-            .expect("the bus has DC SubDevices");
-        DcRuntime {
-            setup,
-            mode: DcMode::ReferenceFollowsMaster,
-            cycle_ns: MS,
-            shift_ns: 0,
-        }
-    });
+    let dc = with_dc.then(|| dc_following_master(&mut md));
     let mut rt = md
         .activate(Activation {
             hot_connect: vec![g],

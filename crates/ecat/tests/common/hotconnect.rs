@@ -39,18 +39,7 @@ pub fn bring_up(net: Network, dc: bool) -> (Runtime, VirtualTime) {
     let link = SimLink::with_network(net, "sim:hc".into(), "hc".into()).on_virtual_time(vt.clone());
     let mut md = MainDevice::with_link(Box::new(link));
     md.scan().unwrap();
-    let dc = dc.then(|| {
-        let setup = md
-            .configure_dc(DcOptions::default())
-            .unwrap()
-            .expect("the bus has DC SubDevices");
-        DcRuntime {
-            setup,
-            mode: DcMode::ReferenceFollowsMaster,
-            cycle_ns: MS,
-            shift_ns: 0,
-        }
-    });
+    let dc = dc.then(|| dc_following_master(&mut md));
     let mut rt = md
         .activate(Activation {
             hot_connect: vec![group()],
@@ -60,6 +49,21 @@ pub fn bring_up(net: Network, dc: bool) -> (Runtime, VirtualTime) {
         .unwrap();
     rt.run_until_state(AlState::Op, MS, 5_000).unwrap();
     (rt, vt)
+}
+
+/// Set up distributed clocks on the scanned bus, the reference following the MainDevice
+/// at a 1 ms cycle.
+pub fn dc_following_master(md: &mut MainDevice) -> DcRuntime {
+    let setup = md
+        .configure_dc(DcOptions::default())
+        .unwrap()
+        .expect("the bus has DC SubDevices");
+    DcRuntime {
+        setup,
+        mode: DcMode::ReferenceFollowsMaster,
+        cycle_ns: MS,
+        shift_ns: 0,
+    }
 }
 
 /// The network of [`NET`].
