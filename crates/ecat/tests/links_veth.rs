@@ -252,14 +252,17 @@ fn run_with(kind: &str, opts: LinkOptions, cycles: u64) {
         wrong.is_empty(),
         "{spec}: wrong WKC (cycle, wkc, expected): {wrong:?}"
     );
-    // Drain what is still in flight, then every transmitted frame must have come back.
+    // Drain what is still in flight, then every transmitted frame must have come back. The
+    // drain waits for the count to match (up to 5 s), not a fixed 20 ms: a simulator thread
+    // descheduled for tens of ms right after the last cycle answers late, not never.
     let mut buf = [0u8; 2048];
-    let drain_until = Instant::now() + Duration::from_millis(20);
-    while rt
-        .link_mut()
-        .recv(&mut buf, Some(drain_until))
-        .unwrap()
-        .is_some()
+    let drain_until = Instant::now() + Duration::from_secs(5);
+    while rt.link().counters().rx_frames < rt.link().counters().tx_frames
+        && rt
+            .link_mut()
+            .recv(&mut buf, Some(drain_until))
+            .unwrap()
+            .is_some()
     {}
     let c = rt.link().counters();
     assert_eq!(c.rx_frames, c.tx_frames, "{spec}: frames lost: {c:?}");
@@ -274,14 +277,15 @@ fn run_with(kind: &str, opts: LinkOptions, cycles: u64) {
     // such episodes, not cycles: a link that is late regularly still fails. A fresh-clone CI
     // run saw 3 stalls in 2,000 busy-polled cycles, each just over the timeout (1.006-1.014 ms)
     // with every frame arriving, so up to 1 % of cycles may start an episode; a link late
-    // every cycle, or every few dozen, still fails.
+    // every cycle, or every few dozen, still fails. Late cycles in all: 5 %, as the simulator's
+    // vCPU descheduled for 50-100 ms makes one episode of 50-100 late cycles.
     let episodes = late
         .iter()
         .zip(std::iter::once(None).chain(late.iter().map(Some)))
         .filter(|(c, prev)| prev.is_none_or(|p| p.0 + 1 != c.0))
         .count();
     assert!(
-        episodes as u64 <= (cycles / 100).max(1) && late.len() <= 50,
+        episodes as u64 <= (cycles / 100).max(1) && late.len() as u64 <= cycles / 20,
         "{spec}: too many late cycles ({episodes} episodes): {late:?}"
     );
     println!(
@@ -388,7 +392,9 @@ fn raw_sockets_by_ethertype() {
         ready_tx.send(()).unwrap();
         let mut seen = Vec::new();
         let mut buf = [0u8; 2048];
-        let end = Instant::now() + Duration::from_secs(2);
+        // Ends as soon as both came; 20 s only bounds a test that is failing anyway (2 s
+        // was short of a VM stall of ~1 s between this thread's start and the sends).
+        let end = Instant::now() + Duration::from_secs(20);
         while seen.len() < 2 && Instant::now() < end {
             if let Some(n) = all.recv(&mut buf, Some(end)).unwrap() {
                 seen.push(u16::from_be_bytes([buf[12], buf[13]]));
@@ -410,7 +416,9 @@ fn raw_sockets_by_ethertype() {
     other.send(&frame(0x88b5)).unwrap();
     ecat.send(&frame(0x88a4)).unwrap();
     let mut buf = [0u8; 2048];
-    let within = || Some(Instant::now() + Duration::from_millis(500));
+    // The echo normally takes microseconds; 10 s survives a stall of the VM or of the echo
+    // thread's vCPU (500 ms did not leave room for a ~1 s one).
+    let within = || Some(Instant::now() + Duration::from_secs(10));
     let n = other
         .recv(&mut buf, within())
         .unwrap()
