@@ -86,7 +86,8 @@ fn tool_requests_while_a_rust_runtime_cycles() {
             let rt_allocs = ALLOCS.load(Ordering::SeqCst) - before;
             c.request_state(&[1], AlState::PreOp)?;
             let mut state = String::new();
-            for _ in 0..200 {
+            // Up to 10 s (2,000 polls 5 ms apart; 1 s was short of a VM stall of ~1 s).
+            for _ in 0..2_000 {
                 let s = c.subdevices()?;
                 state = s[1].al_status.state().map_or("?", |x| x.name()).to_string();
                 if state == "PREOP" {
