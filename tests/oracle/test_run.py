@@ -37,7 +37,9 @@ def test_run_without_arguments_uses_the_simulated_network(ecat, tmp_path):
     check_run_output(p.stdout)
     assert 9.5 < took < 20, f"ran {took:.1f} s"
     fig = json.loads(j.read_text())
-    assert fig["cycles"] > 9000, fig["cycles"]
+    # Missed boundaries are skipped, so a stall of the shared VM (up to ~1 s seen in CI) costs
+    # its cycles: ask for 80 % of the 10,000, not 90 %; a runtime not cycling at 1 ms is far off.
+    assert fig["cycles"] > 8000, fig["cycles"]
     assert fig["domain_incomplete_cycles"] == 0, fig
     assert fig["frames"]["lost"] == 0, fig["frames"]
     assert fig["figures"]["cycle_time"]["avg_us"] > 900
@@ -53,7 +55,8 @@ def test_run_over_veth_against_ecat_sim(ecat, veth, ecat_sim, tmp_path):
     fig = json.loads(j.read_text())
     print(json.dumps({k: fig[k] for k in ("cycles", "overruns", "domain_incomplete_cycles", "frames")}))
     print("round trip", fig["figures"]["round_trip"])
-    assert fig["cycles"] > 2500
+    # A VM stall of ~1 s skips a third of the 3,000 boundaries (test_dc saw it): ask for half.
+    assert fig["cycles"] > 1500, fig["cycles"]
     # Over a real socket on a shared, non-real-time VM a frame may come back after its
     # cycle's deadline: it then counts as lost *and* late. No frame may be lost for good, and
     # only cycles with a late frame may lack the full WKC.
