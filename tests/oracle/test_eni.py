@@ -60,9 +60,16 @@ def test_run_eni_over_veth_reaches_op_with_the_enis_wkc(ecat, veth, tmp_path):
 def test_data_eni_lists_every_variable_by_name(ecat, veth):
     sim = start_eni_sim(ecat, veth)
     try:
-        p = run([ecat, "data", "-i", veth.host_if, "--eni", ENI, "--cycles", "20"], timeout=60)
-        assert p.returncode == 0, describe(p)
-        out = p.stdout
+        # The image is the last of the 20 cycles over veth: its frame held back past the 1 ms
+        # timeout by a stall of the shared VM reads zero or incomplete. Asked again once, with
+        # a note; a WKC that is wrong stays so.
+        for attempt in (1, 2):
+            p = run([ecat, "data", "-i", veth.host_if, "--eni", ENI, "--cycles", "20"], timeout=60)
+            assert p.returncode == 0, describe(p)
+            out = p.stdout
+            if attempt == 2 or not re.search(r"after 20 cycles in OP: (zero|incomplete) \(WKC \d+/13\)", out):
+                break
+            print(f"ecat data: the last cycle was not complete (run {attempt}); again:\n{out[:2000]}")
         assert "ENI variables after 20 cycles in OP: complete (WKC 13/13)" in out, out
         names = re.findall(r"^\s+(?:in|out)\s+(\S.*?)\s{2,}", out, re.M)
         text = ENI.read_text()
@@ -166,4 +173,11 @@ def test_sim_eni_uses_esi_devices_from_the_library(ecat, veth, tmp_path):
         sim.stop()
     assert p.returncode == 0, describe(p)
     assert re.search(rf"^all {len(types)} SubDevices in OP", p.stdout, re.M), p.stdout
-    assert re.search(rf"complete \(WKC {wkc.group(1)}/{wkc.group(1)}\)", p.stdout), p.stdout
+    # The status line shows the last cycle of the 1 s run over veth: one frame of it held back
+    # by the VM (late) reads incomplete there. So: the ENI's WKC is the one expected, and only
+    # cycles with a late frame may lack it (a wrong WKC would be short in every cycle).
+    st = ([None] + list(re.finditer(r"domain 0 (\w+) \(WKC (\d+)/(\d+)\);.* lost (\d+) late (\d+)", p.stdout)))[-1]
+    assert st and st[3] == wkc.group(1), p.stdout
+    assert st[1] == "complete" or int(st[5]) > 0, p.stdout
+    nc = re.search(r"domain cycles not complete while all SubDevices were in OP: (\d+)", p.stdout)
+    assert nc and int(nc[1]) <= int(st[5]), p.stdout
