@@ -65,6 +65,18 @@ def run(argv: list[str], timeout: float = 60.0, **kw) -> subprocess.CompletedPro
     )
 
 
+def check_unanswered(wkcs: list[int], cycles: int) -> None:
+    """SOEM's process data cycles with no answer within its 2 ms receive timeout (WKC <= 0)
+    must be rare runs: the simulator's vCPU descheduled for tens of ms (this shared 2-core VM)
+    makes one run of that many unanswered cycles. Runs: at most 1 % of cycles (3 at least);
+    unanswered cycles in all: at most 10 %. A simulator that misses every few cycles fails."""
+    lost = [i for i, w in enumerate(wkcs) if w <= 0]
+    runs = sum(1 for k, i in enumerate(lost) if k == 0 or lost[k - 1] != i - 1)
+    assert runs <= max(3, cycles // 100) and len(lost) <= cycles // 10, (
+        f"{len(lost)} of {cycles} cycles without an answer in {runs} runs: {lost[:50]}"
+    )
+
+
 def realtime_prefix(priority: int) -> list[str]:
     """`chrt -f PRIORITY` when this process may use SCHED_FIFO (root), else nothing.
 

@@ -28,7 +28,7 @@ import time
 import pytest
 
 import ethercrab_build
-from helpers import HERE, describe, realtime_prefix, run, spawn, stop_child
+from helpers import HERE, check_unanswered, describe, realtime_prefix, run, spawn, stop_child
 
 # network → (SubDevices with an ESC, expected LRW WKC: 2 per SubDevice with outputs, 1 per
 # SubDevice with inputs)
@@ -103,7 +103,9 @@ def test_ethercrab_discover_example(judges, ecat_sim, veth, network):
     log = p.stdout + p.stderr
     assert f"Discovered {n} SubDevices" in log, log
     found = re.findall(r"--> SubDevice 0x[0-9a-f]{4} name ([^,\s]+),", log)
-    want = [l.split()[1] for l in sim.lines if re.match(r"\s+\d+\s", l)]
+    # Every line the simulator printed, not only those before a 0.5 s pause at its startup (a
+    # VM stall inside the listing would cut sim.lines short).
+    want = [l.split()[1] for l in sim.drain_lines(wait=0.3) if re.match(r"\s+\d+\s", l)]
     assert found == want, f"ethercrab saw {found}, the simulator lists {want}"
     assert "Done." in log
 
@@ -213,7 +215,8 @@ def test_soem_bring_up_patterns(ecat_sim, veth, network, mode):
     late = [i for i, w in enumerate(res["wkc"]) if w == -1]
     if late:
         print(f"cycles without a frame back in time: {late}")
-    assert len(late) <= len(res["wkc"]) // 100, f"too many cycles without a frame back: {late}"
+    # Counted in runs (a stall of the simulator's vCPU makes one run of several), not 1 %.
+    check_unanswered(res["wkc"], len(res["wkc"]))
     lines = sim.drain_lines(wait=0.3)
     assert not reached_op(lines, n), lines
     assert not sim_states(lines)[1], lines
@@ -227,13 +230,29 @@ def test_soem_without_outputs_gets_0x001b_after_the_timeout(ecat_sim, veth, tmp_
         f"safeop_op_timeout_ms = {timeout_ms}\n"
         + "".join(f'[[subdevice]]\nmodel = "{m}"\n' for m in ("EK1100", "EL4132", "EL3102", "EL2008"))
     )
-    ecat_sim(str(net), extra=TRACE)
-    res = soem(veth.host_if, "no-outputs", "--watch", str(timeout_ms / 1000 + 0.8))
-    changes = res["changes"]
-    print(json.dumps(changes))
 
     def when(pos: int, state: int, code: int) -> float | None:
         return next((t for t, s in changes if s[pos] == [state, code]), None)
+
+    # The bounds below are on wall-clock time: a stall of the shared VM (up to ~1 s) inside the
+    # 1.4 s watch makes the refusal or the OPs seen late (or not at all). Such a run is repeated
+    # once on a fresh simulator, with a note; a refusal too early, or wrong states, is not.
+    for attempt in (1, 2):
+        sim = ecat_sim(str(net), extra=TRACE)
+        res = soem(veth.host_if, "no-outputs", "--watch", str(timeout_ms / 1000 + 0.8))
+        changes = res["changes"]
+        print(json.dumps(changes))
+        refused = when(1, 0x14, 0x001B)
+        at_once = [when(p, 0x08, 0) for p in (2, 3)]
+        late = (
+            refused is None
+            or refused >= timeout_ms / 1000 + 0.5
+            or any(t is None or t >= 0.2 for t in at_once)
+        )
+        if not late or attempt == 2:
+            break
+        print(f"refusal at {refused} s, OP at {at_once} s: late on the clock (run {attempt}); again")
+        sim.stop()
 
     # No outputs ever: SAFE-OP without error until the timeout, then SAFE-OP+ERR 0x001B.
     refused = when(1, 0x14, 0x001B)

