@@ -181,15 +181,23 @@ NO_CYCLIC_EMCY = (
 
 
 def fault_emergency(rt, events, position):
-    """Wait up to 2 s of cycling for an emergency of `position` on `events` (a callable
-    returning the events seen so far). If none came, an SDO read of the drive must bring it
-    (the runtime then reads mailboxes only during transfers: the test is an expected failure)."""
-    for _ in range(200):
+    """Wait up to 2,000 cycles (step mode) or 10 s (thread mode) for an emergency of
+    `position` on `events` (a callable returning the events seen so far). If none came, an SDO
+    read of the drive must bring it (the runtime then reads mailboxes only during transfers:
+    the test is an expected failure)."""
+    # Thread mode waits on the clock: 10 s, not 200 sleeps of 10 ms, so a stall of the shared
+    # VM (up to ~1 s) cannot use up the wait while the cycle thread makes no progress.
+    deadline = time.monotonic() + 10
+    for i in range(1_000_000):
         got = [e for e in events() if e.kind == "emergency" and e.position == position]
         if got:
             return got, True
         if rt.running:
+            if time.monotonic() > deadline:
+                break
             time.sleep(0.01)
+        elif i >= 200:
+            break
         else:
             rt.step(10)
     rt.sdo_read(position, 0x6041, 0)

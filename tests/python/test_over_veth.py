@@ -188,7 +188,11 @@ def test_network_served_from_python_over_veth(veth_pair):
                 time.sleep(0.01)
             assert net.outputs(1) == b"\x02"
             assert bytes(rt.subdevice(2).inputs.raw) == b"\x07"
-            time.sleep(0.3)  # figures are copied out every 100 ms
+            # Figures are copied out every 100 ms: wait for them with a long deadline rather
+            # than a fixed 0.3 s sleep a VM stall can swallow.
+            deadline = time.time() + 30
+            while not rt.perf().get("round_trip", {}).get("count", 0) and time.time() < deadline:
+                time.sleep(0.05)
             assert rt.perf()["round_trip"]["count"] > 0
     finally:
         net.stop_serving()
