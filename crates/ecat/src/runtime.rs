@@ -232,6 +232,8 @@ pub struct Runtime {
     acyclic_out: u32,
     /// The hot-connect groups' shares of the domains' working counters.
     groups: GroupWkc,
+    /// With DC and hot-connect groups: the delays measured again when a group joins or leaves.
+    dc_remeasure: Option<crate::dc::remeasure::DcRemeasure>,
 }
 
 impl std::fmt::Debug for Runtime {
@@ -356,6 +358,8 @@ impl Runtime {
         let ring_dc = RingDc::for_link(&*link, &subs, act.dc.map(|d| d.setup.reference_station));
         let groups = resolve(&act.hot_connect, &subs, &act.fixed_positions)?;
         let group_wkc = GroupWkc::new(&groups, &lay.domains);
+        let dc_remeasure = (act.dc.is_some() && !groups.is_empty())
+            .then(|| crate::dc::remeasure::DcRemeasure::new(subs.len()));
         let mut supervisor = Supervisor::new(
             subs,
             configs,
@@ -403,6 +407,7 @@ impl Runtime {
             prepared: false,
             acyclic_out: 0,
             groups: group_wkc,
+            dc_remeasure,
         })
     }
 
@@ -669,6 +674,12 @@ impl Runtime {
     /// The reference clock's time seen by the last cycle (ns since 2000).
     pub fn dc_time(&self) -> Option<u64> {
         self.frames.dc_time()
+    }
+
+    /// With DC and hot-connect groups: the rounds of measuring the delays again after a group
+    /// joined or left, and the delays they corrected (see [`crate::dc::remeasure`]).
+    pub fn dc_remeasure_figures(&self) -> Option<(u64, u64)> {
+        self.dc_remeasure.as_ref().map(|r| r.figures())
     }
 
     /// Sync monitor of the last cycle: upper bound of the largest |system time difference|.

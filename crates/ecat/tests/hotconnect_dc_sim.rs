@@ -65,3 +65,72 @@ fn a_joining_group_joins_the_sync() {
         assert!(worst < 100, "round {round}: sync monitor {worst} ns");
     }
 }
+
+/// A group in the middle of the bus: on port 3 of an EK1122, which the frame passes before
+/// port 1, where a fixed EK1100 with an EL4132 hangs. When the group leaves, the fixed EK1100
+/// is reached earlier; when it comes back, later: each time the runtime measures the delays
+/// again and the fixed EK1100's clock stays on the reference's time (simulator's truth).
+const NET_MIDDLE: &str = "[[subdevice]]\nmodel = \"EK1100\"\n[[subdevice]]\nmodel = \"EK1122\"\n\
+    [[subdevice]]\nmodel = \"EK1100\"\nalias = 8192\nparent = 1\nport = 3\n\
+    [[subdevice]]\nmodel = \"EL2008\"\n[[subdevice]]\nmodel = \"EL1018\"\n\
+    [[subdevice]]\nmodel = \"EK1100\"\nparent = 1\nport = 1\n[[subdevice]]\nmodel = \"EL4132\"\n";
+
+#[test]
+fn the_subdevices_behind_a_group_in_the_middle_keep_time() {
+    let middle =
+        ecat_sim::Network::from_toml_str(NET_MIDDLE, "middle", std::path::Path::new(".")).unwrap();
+    let (mut rt, vt) = common::hotconnect::bring_up_with(
+        middle,
+        true,
+        ecat::hotconnect::HotConnectGroup::new(
+            "tool",
+            ecat::hotconnect::GroupHead::Alias(0x2000),
+            3,
+        ),
+    );
+    let cycle = |rt: &mut ecat::runtime::Runtime| {
+        vt.advance(MS);
+        rt.tx_rx(MS).unwrap();
+        while rt.next_event().is_some() {}
+    };
+    // The clocks with a system time, minus the reference's.
+    let offsets = |rt: &mut ecat::runtime::Runtime| {
+        let now = vt.now();
+        let n = net(rt);
+        n.advance_to(now);
+        let r = n.subdevice(0).unwrap().system_time(now) as i64;
+        [2usize, 5]
+            .map(|p| n.subdevice(p).unwrap().system_time(now) as i64 - r)
+            .to_vec()
+    };
+    for _ in 0..500 {
+        cycle(&mut rt);
+    }
+    let mut seen = vec![offsets(&mut rt)];
+    for step in 0..4 {
+        if step % 2 == 0 {
+            net(&mut rt).disconnect(2).unwrap();
+        } else {
+            net(&mut rt).connect(2).unwrap();
+        }
+        for _ in 0..1500 {
+            cycle(&mut rt);
+        }
+        let o = offsets(&mut rt);
+        seen.push(o.clone());
+        // The fixed EK1100 behind the group always; the group head when it is there.
+        let check = if step % 2 == 0 { &o[1..] } else { &o[..] };
+        assert!(
+            check.iter().all(|x| x.abs() < 50),
+            "after step {step}: clocks minus the reference {o:?} ns (all: {seen:?})"
+        );
+    }
+    let (rounds, corrected) = rt.dc_remeasure_figures().unwrap();
+    println!(
+        "group in the middle: clocks minus the reference per step {seen:?} ns; {rounds} measuring rounds, {corrected} delays corrected"
+    );
+    assert!(
+        corrected >= 2,
+        "the fixed EK1100's delay was corrected both ways"
+    );
+}

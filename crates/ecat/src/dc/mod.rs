@@ -1,6 +1,7 @@
 //! Distributed clocks: topology and propagation delays ([`topology`]), and the setup and
 //! cyclic maintenance of the SubDevices' clocks.
 
+pub mod remeasure;
 pub mod setup;
 
 /// How the MainDevice and the distributed clocks stay in step.

@@ -56,13 +56,38 @@ fn prev_open(t: &PortTimes, port: usize) -> usize {
     port
 }
 
-/// Open ports after `entry` in processing order: where the children hang.
-fn child_ports(t: &PortTimes, entry: usize) -> Vec<usize> {
-    let r = rank(entry);
-    (1..4)
-        .map(|k| ORDER[(r + k) % 4])
-        .filter(|&p| t.open[p])
-        .collect()
+/// Open ports after `entry` in processing order: where the children hang (up to three; the
+/// unused tail of the array is ignored).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ChildPorts {
+    ports: [u8; 3],
+    len: u8,
+    next: u8,
+}
+
+impl ChildPorts {
+    fn of(t: &PortTimes, entry: usize) -> ChildPorts {
+        let r = rank(entry);
+        let mut c = ChildPorts::default();
+        for k in 1..4 {
+            let p = ORDER[(r + k) % 4];
+            if t.open[p] {
+                c.ports[c.len as usize] = p as u8;
+                c.len += 1;
+            }
+        }
+        c
+    }
+
+    fn is_empty(&self) -> bool {
+        self.next >= self.len
+    }
+
+    fn take(&mut self) -> usize {
+        let p = self.ports[self.next as usize] as usize;
+        self.next += 1;
+        p
+    }
 }
 
 fn entry_port(t: &PortTimes) -> usize {
@@ -74,9 +99,21 @@ fn entry_port(t: &PortTimes) -> usize {
 
 /// Place every SubDevice in the tree and compute its delay from the first.
 pub fn place(subs: &[PortTimes]) -> Vec<Placement> {
-    let mut out = vec![Placement::default(); subs.len()];
-    // Stack of (index, child ports not yet used).
-    let mut stack: Vec<(usize, Vec<usize>)> = Vec::new();
+    let mut out = Vec::with_capacity(subs.len());
+    place_into(subs, &mut out, &mut Vec::with_capacity(subs.len()));
+    out
+}
+
+/// [`place`] into `out`, with `stack` as working space: allocates nothing once both have
+/// room for `subs.len()` entries (the runtime measures again while cycling).
+pub fn place_into(
+    subs: &[PortTimes],
+    out: &mut Vec<Placement>,
+    stack: &mut Vec<(usize, ChildPorts)>,
+) {
+    out.clear();
+    out.resize(subs.len(), Placement::default());
+    stack.clear();
     for (i, t) in subs.iter().enumerate() {
         let entry = entry_port(t);
         out[i].entry_port = entry;
@@ -85,10 +122,10 @@ pub fn place(subs: &[PortTimes]) -> Vec<Placement> {
         }
         if let Some((p, ports)) = stack.last_mut() {
             let p = *p;
-            let q = ports.remove(0);
+            let q = ports.take();
             let tp = &subs[p];
             let branch_rt = tp.times[q].wrapping_sub(tp.times[prev_open(tp, q)]);
-            let inner_rt = if child_ports(t, entry).is_empty() {
+            let inner_rt = if ChildPorts::of(t, entry).is_empty() {
                 0
             } else {
                 t.times[prev_open(t, entry)].wrapping_sub(t.times[entry])
@@ -101,9 +138,8 @@ pub fn place(subs: &[PortTimes]) -> Vec<Placement> {
             out[i].hop_ns = hop;
             out[i].delay_ns = out[p].delay_ns.wrapping_add(before).wrapping_add(hop);
         }
-        stack.push((i, child_ports(t, entry)));
+        stack.push((i, ChildPorts::of(t, entry)));
     }
-    out
 }
 
 #[cfg(test)]

@@ -28,6 +28,9 @@ impl Runtime {
         if let Some(r) = &mut self.ring_dc {
             r.poll(&mut *self.link, &mut self.engine);
         }
+        if let Some(r) = &mut self.dc_remeasure {
+            r.poll(&mut self.supervisor, &mut self.engine, self.cycle);
+        }
         self.acyclic_out = 0;
         let budget = self
             .cycle_bytes

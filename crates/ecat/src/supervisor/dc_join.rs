@@ -18,8 +18,10 @@
 //! SubDevice found with its address kept did not lose power: its clock is left alone.
 //!
 //! A member of a hot-connect group that was absent at the scan was never seen: whether its
-//! ESC has a system time at all is read first (0x0910; an ESC without one, or one that only
-//! latches port receive times, does not answer it), and one without is configured at once.
+//! ESC supports distributed clocks is read first (0x0008), then whether it has a system time
+//! (0x0910; an ESC that only latches port receive times does not answer it); one without a
+//! system time is configured at once (its port times still count for the topology when the
+//! runtime measures the delays again, see `dc::remeasure`).
 
 use super::{Phase, Supervisor};
 use crate::subdevice::SubDevice;
@@ -34,6 +36,8 @@ const READ_STEP: u8 = 4;
 /// The step before the others for a SubDevice never seen: read its system time, to learn
 /// whether it has one.
 const PROBE_STEP: u8 = 7;
+/// The step before that: read its ESC features, to learn whether it supports DC at all.
+const FEATURES_STEP: u8 = 8;
 
 /// True for the step whose datagram may come back unanswered without the SubDevice being lost.
 pub(super) fn may_be_unanswered(phase: Phase) -> bool {
@@ -46,6 +50,7 @@ pub(super) fn request(info: &SubDevice, step: u8, offset: u64) -> (Command, u16,
     let mut b = [0u8; 24];
     let delay = info.dc.map_or(0, |d| d.delay_ns);
     let (cmd, ado, n) = match step {
+        FEATURES_STEP => (Command::Fprd, reg::FEATURES, 2),
         PROBE_STEP => (Command::Fprd, reg::DC_SYSTEM_TIME, 8),
         0 => {
             b[..4].copy_from_slice(&delay.to_le_bytes());
@@ -84,7 +89,7 @@ impl Supervisor {
             return self.reset_phase(i);
         }
         match self.subs[i].info.absent_at_scan {
-            true => Phase::DcJoin(PROBE_STEP),
+            true => Phase::DcJoin(FEATURES_STEP),
             false => Phase::DcJoin(0),
         }
     }
@@ -92,13 +97,27 @@ impl Supervisor {
     /// Judge the answer `d` to step `step` (its working counter `wkc` is 1 but for
     /// [`PROBE_STEP`]).
     pub(super) fn dc_join_judge(&mut self, i: usize, step: u8, d: &[u8], wkc: u16) -> Phase {
+        let s = &mut self.subs[i];
+        if step == FEATURES_STEP {
+            s.info.features = u16::from_le_bytes([
+                d.first().copied().unwrap_or(0),
+                d.get(1).copied().unwrap_or(0),
+            ]);
+            if s.info.dc_supported() {
+                return Phase::DcJoin(PROBE_STEP);
+            }
+            s.dc_join = false;
+            s.info.dc = None;
+            return self.reset_phase(i);
+        }
         if step == PROBE_STEP {
             if wkc == 1 {
                 return Phase::DcJoin(0);
             }
-            let s = &mut self.subs[i];
             s.dc_join = false;
-            s.info.dc = None;
+            if let Some(dc) = s.info.dc.as_mut() {
+                dc.system_time = false;
+            }
             return self.reset_phase(i);
         }
         if step == READ_STEP {

@@ -64,6 +64,27 @@ impl Supervisor {
         self.groups.get(g).is_some_and(|x| x.present)
     }
 
+    /// How often the bus's shape changed: a hot-connect group in the target state after
+    /// joining, or gone. The runtime measures the DC delays again after each change (see
+    /// `dc::remeasure`).
+    pub fn topology_changes(&self) -> u64 {
+        self.topology_changes
+    }
+
+    /// True if no hot-connect group is between joining and ready (its members are still
+    /// being configured).
+    pub fn groups_settled(&self) -> bool {
+        self.groups.iter().all(|g| !g.present || g.ready)
+    }
+
+    /// Record the propagation delay measured again for the SubDevice at `i` (used when its
+    /// clock is set up after a power loss).
+    pub(crate) fn set_dc_delay(&mut self, i: usize, delay_ns: u32) {
+        if let Some(dc) = self.subs.get_mut(i).and_then(|s| s.info.dc.as_mut()) {
+            dc.delay_ns = delay_ns;
+        }
+    }
+
     /// The positions of hot-connect group `g`'s members.
     pub fn group_members(&self, g: usize) -> Option<Range<usize>> {
         self.groups.get(g).map(|x| x.members.clone())
@@ -111,6 +132,7 @@ impl Supervisor {
         if grp.present {
             grp.present = false;
             grp.ready = false;
+            self.topology_changes += 1;
             let (name, members) = (grp.name.clone(), grp.members.clone());
             self.emit(Event::GroupDisconnected {
                 group: g,
@@ -174,6 +196,7 @@ impl Supervisor {
             }
             let grp = &mut self.groups[g];
             grp.ready = true;
+            self.topology_changes += 1;
             let (name, members, since) = (grp.name.clone(), grp.members.clone(), grp.since);
             self.emit(Event::GroupReady {
                 group: g,

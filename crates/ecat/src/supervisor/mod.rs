@@ -185,6 +185,8 @@ pub struct Supervisor {
     quiet: bool,
     /// Hot-connect groups (see [`groups`]).
     groups: Vec<groups::Group>,
+    /// Hot-connect groups that became ready or left (see [`Supervisor::topology_changes`]).
+    topology_changes: u64,
 }
 
 const MAX_EVENTS: usize = 1024;
@@ -242,6 +244,7 @@ impl Supervisor {
             recovery: true,
             quiet: false,
             groups: Vec::new(),
+            topology_changes: 0,
         };
         s.update_expected_probe();
         s

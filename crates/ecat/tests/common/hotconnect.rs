@@ -34,6 +34,11 @@ pub fn group() -> HotConnectGroup {
 /// Scan, activate with the group (and distributed clocks with `dc`, the reference following
 /// the MainDevice) and bring everything to OP on virtual time.
 pub fn bring_up(net: Network, dc: bool) -> (Runtime, VirtualTime) {
+    bring_up_with(net, dc, group())
+}
+
+/// [`bring_up`] with the group `g`.
+pub fn bring_up_with(net: Network, dc: bool, g: HotConnectGroup) -> (Runtime, VirtualTime) {
     let vt = VirtualTime::new();
     vt.advance(1_000_000_000);
     let link = SimLink::with_network(net, "sim:hc".into(), "hc".into()).on_virtual_time(vt.clone());
@@ -42,7 +47,7 @@ pub fn bring_up(net: Network, dc: bool) -> (Runtime, VirtualTime) {
     let dc = dc.then(|| dc_following_master(&mut md));
     let mut rt = md
         .activate(Activation {
-            hot_connect: vec![group()],
+            hot_connect: vec![g],
             dc,
             ..Default::default()
         })
