@@ -46,6 +46,7 @@ fn queued(e: Event) -> QueuedEvent {
         Event::GroupReady {
             group: g, members, ..
         } => group("group_ready", g, members),
+        Event::DcDelaysMeasured { corrected, .. } => ("dc_delays_measured", 0, corrected as u32),
     };
     (kind, position, msg, code, Vec::new())
 }

@@ -53,6 +53,7 @@ fn cycle(rt: &mut Runtime, vt: &VirtualTime, seen: &mut Seen) {
                 ..
             } => seen.ready = Some((*cycle, *after_cycles)),
             Event::Reached { .. } => {}
+            Event::DcDelaysMeasured { .. } => {}
             other => seen.errors_for_fixed.push(other.to_string()),
         }
         if std::env::var("HC_DEBUG").is_ok() {

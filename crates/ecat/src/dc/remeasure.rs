@@ -236,6 +236,7 @@ impl DcRemeasure {
         }
         place_into(&self.times, &mut self.placed, &mut self.stack);
         self.changes.clear();
+        let mut largest = 0u32;
         let mut k = 0;
         for (i, s) in sup.states().enumerate() {
             if self.members.get(k) != Some(&i) {
@@ -243,10 +244,8 @@ impl DcRemeasure {
             }
             let delay = self.placed[k].delay_ns;
             k += 1;
-            if s.info
-                .dc
-                .is_some_and(|d| d.system_time && d.delay_ns != delay)
-            {
+            if let Some(d) = s.info.dc.filter(|d| d.system_time && d.delay_ns != delay) {
+                largest = largest.max(d.delay_ns.abs_diff(delay));
                 self.changes.push((i, s.info.station, delay));
             }
         }
@@ -259,6 +258,7 @@ impl DcRemeasure {
                 self.corrected += 1;
             }
         }
+        sup.report_dc_delays(self.members.len(), self.changes.len(), largest, cycle);
         self.step = Step::Write;
     }
 }

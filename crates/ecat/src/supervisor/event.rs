@@ -116,6 +116,18 @@ pub enum Event {
         /// Cycles since it appeared (since the start for a group present from the start).
         after_cycles: u64,
     },
+    /// The propagation delays were measured again after a hot-connect group joined or left
+    /// (see `dc::remeasure`). Not an error.
+    DcDelaysMeasured {
+        /// DC SubDevices measured.
+        measured: usize,
+        /// Delays that changed and were written.
+        corrected: usize,
+        /// The largest change, ns.
+        largest_change_ns: u32,
+        /// Cycle.
+        cycle: u64,
+    },
 }
 
 /// "positions 4-6" / "position 4".
@@ -163,6 +175,10 @@ impl fmt::Display for Event {
                 f,
                 "cycle {cycle}: hot-connect group \"{name}\" ({}) is in {state}, {after_cycles} cycles after it appeared",
                 positions(members)
+            ),
+            Event::DcDelaysMeasured { measured, corrected, largest_change_ns, cycle } => write!(
+                f,
+                "cycle {cycle}: DC delays measured again after the bus changed: {measured} clocks, {corrected} delay(s) corrected (largest change {largest_change_ns} ns)"
             ),
         }
     }

@@ -77,6 +77,22 @@ impl Supervisor {
         self.groups.iter().all(|g| !g.present || g.ready)
     }
 
+    /// Report a round of measuring the delays again (see `dc::remeasure`).
+    pub(crate) fn report_dc_delays(
+        &mut self,
+        measured: usize,
+        corrected: usize,
+        largest_change_ns: u32,
+        cycle: u64,
+    ) {
+        self.emit(Event::DcDelaysMeasured {
+            measured,
+            corrected,
+            largest_change_ns,
+            cycle,
+        });
+    }
+
     /// Record the propagation delay measured again for the SubDevice at `i` (used when its
     /// clock is set up after a power loss).
     pub(crate) fn set_dc_delay(&mut self, i: usize, delay_ns: u32) {
