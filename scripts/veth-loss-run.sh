@@ -9,7 +9,8 @@
 #   NETWORK   simulated network (default io)
 #   NAME      veth name prefix (default vloss; the ends are NAME0 and NAME1)
 # Environment: CYCLE (default 1ms); SIM_FIFO=N runs `ecat sim` at SCHED_FIFO priority N
-# (on a loaded machine the simulator of a large network needs it to keep up).
+# (on a loaded machine the simulator of a large network needs it to keep up); SIM_ARGS: more
+# `ecat sim` options.
 # Logs go to target/veth-loss/ (run.log, run.json, sim.log, counters.txt).
 set -euo pipefail
 dur="${1:?usage: veth-loss-run.sh DURATION [NETWORK] [NAME]}"
@@ -33,7 +34,8 @@ ip link set "$b" up
 for i in "$a" "$b"; do ethtool -K "$i" tx off rx off tso off gso off gro off >/dev/null 2>&1 || true; done
 prio=()
 [ -n "${SIM_FIFO:-}" ] && prio=(chrt -f "$SIM_FIFO")
-"${prio[@]}" "$bin" sim -i "$b" -n "$net" >"$out/sim.log" 2>&1 &
+# shellcheck disable=SC2086
+"${prio[@]}" "$bin" sim -i "$b" -n "$net" ${SIM_ARGS:-} >"$out/sim.log" 2>&1 &
 sim=$!
 sleep 1
 "$bin" run -i "raw:$a" --cycle ${CYCLE:-1ms} --duration "$dur" --report-every 60s --json "$out/run.json" \

@@ -175,7 +175,10 @@ impl Esc {
 
     /// Drive the safe value now.
     pub(crate) fn outputs_to_safe(&mut self) {
-        self.io.applied.fill(0);
+        // Most devices hold no outputs or zero ones already: skip the fill (a call per frame).
+        if self.io.applied.iter().any(|&b| b != 0) {
+            self.io.applied.fill(0);
+        }
     }
 
     /// Step 1 and 3 around the behaviour (see the module note).
