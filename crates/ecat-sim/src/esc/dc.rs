@@ -86,6 +86,44 @@ impl Default for DcClock {
     }
 }
 
+/// Below this magnitude an `f64` has a fractional part (2^52), and `as i64` is exact.
+const FRACTION_LIMIT: f64 = 4_503_599_627_370_496.0;
+
+/// `x.round()` (half away from zero) without the library call `f64::round` is on x86-64
+/// without SSE4.1 (the clocks round on every frame that reaches an ESC's DC registers).
+fn round(x: f64) -> f64 {
+    if !(x.abs() < FRACTION_LIMIT) {
+        return x.round();
+    }
+    let t = x as i64 as f64;
+    let f = x - t;
+    if f >= 0.5 {
+        t + 1.0
+    } else if f <= -0.5 {
+        t - 1.0
+    } else if t == 0.0 {
+        // Keep the sign of a zero result as `f64::round` does.
+        0.0f64.copysign(x)
+    } else {
+        t
+    }
+}
+
+/// `x.floor()` likewise.
+fn floor(x: f64) -> f64 {
+    if !(x.abs() < FRACTION_LIMIT) {
+        return x.floor();
+    }
+    let t = x as i64 as f64;
+    if x < t {
+        t - 1.0
+    } else if t == 0.0 {
+        0.0f64.copysign(x)
+    } else {
+        t
+    }
+}
+
 impl DcClock {
     /// Local time (full 64 bits, wrapping) at true time `t`.
     pub fn local(&self, t: u64) -> u64 {
@@ -93,7 +131,7 @@ impl DcClock {
         // The conversions go through 64 bits when the values fit (the same numbers: both
         // round to nearest), as 128-bit float conversions are slow library calls.
         let dtf = i64::try_from(dt).map_or(dt as f64, |d| d as f64);
-        let x = (dtf * self.drift_ppm * 1e-6).round();
+        let x = round(dtf * self.drift_ppm * 1e-6);
         let extra = if x.abs() < 9.0e18 {
             x as i64 as i128
         } else {
@@ -218,7 +256,7 @@ impl Esc {
     /// Local copy of system time at true time `t_ns`, in the DC's width.
     pub fn system_time(&self, t_ns: u64) -> u64 {
         let local = self.dc.clock.local(t_ns);
-        let c = self.correction_at(local).floor() as i64;
+        let c = floor(self.correction_at(local)) as i64;
         local.wrapping_add(self.dc_offset()).wrapping_add(c as u64) & self.dc_mask()
     }
 
@@ -474,7 +512,7 @@ impl Esc {
             (Some(n), Some(r)) => (n, r),
             _ => (0, cycle1),
         };
-        let pulse_at = |w: u64| from + (w as f64 / k).round() as u64;
+        let pulse_at = |w: u64| from + round(w as f64 / k) as u64;
         // Skip pulses that would fall out of the log anyway.
         if cycle0 > 0 && wait <= span {
             let n = (span - wait) / cycle0 + 1;
@@ -552,5 +590,51 @@ impl Esc {
         let (a, b) = (state(s.last0), state(s.last1));
         self.mem[0x098E] = a;
         self.mem[0x098F] = b;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fast_round_and_floor_match_std() {
+        let mut v = vec![
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.5,
+            -1.5,
+            2.5,
+            -2.5,
+            0.49999999999999994,
+            -0.49999999999999994,
+            1e-300,
+            -1e-300,
+            4503599627370495.5,
+            -4503599627370495.5,
+            4503599627370496.0,
+            1e19,
+            -1e19,
+            f64::MAX,
+            f64::MIN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        for i in 0..200_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let scale = [1.0, 10.0, 1e3, 1e6, 1e9, 1e15][i % 6];
+            v.push(((x >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 2.0 * scale);
+            v.push(f64::from_bits(x));
+        }
+        for &a in &v {
+            assert_eq!(round(a).to_bits(), a.round().to_bits(), "round {a:e}");
+            assert_eq!(floor(a).to_bits(), a.floor().to_bits(), "floor {a:e}");
+        }
     }
 }

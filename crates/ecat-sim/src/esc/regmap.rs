@@ -146,6 +146,7 @@ const fn dc_class(a: u16, units: bool, wide: bool) -> u8 {
 
 impl MapShape {
     /// Classify the byte at `addr` (addresses ≥ 0x10000 are absent).
+    #[inline]
     pub fn access(&self, addr: u32) -> Access {
         use Access::*;
         let a = match u16::try_from(addr) {
