@@ -92,7 +92,7 @@ const FRACTION_LIMIT: f64 = 4_503_599_627_370_496.0;
 /// `x.round()` (half away from zero) without the library call `f64::round` is on x86-64
 /// without SSE4.1 (the clocks round on every frame that reaches an ESC's DC registers).
 fn round(x: f64) -> f64 {
-    if !(x.abs() < FRACTION_LIMIT) {
+    if x.is_nan() || x.abs() >= FRACTION_LIMIT {
         return x.round();
     }
     let t = x as i64 as f64;
@@ -111,7 +111,7 @@ fn round(x: f64) -> f64 {
 
 /// `x.floor()` likewise.
 fn floor(x: f64) -> f64 {
-    if !(x.abs() < FRACTION_LIMIT) {
+    if x.is_nan() || x.abs() >= FRACTION_LIMIT {
         return x.floor();
     }
     let t = x as i64 as f64;
