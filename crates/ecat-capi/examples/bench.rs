@@ -2,7 +2,7 @@
 //! with an A/A control, and the heap allocations of the C cyclic calls.
 //!
 //! ```sh
-//! cargo run --release -p ecat-capi --example bench [-- --rounds 30 --cycles 100 --hot --no-control]
+//! cargo run --release -p ecat-capi --example bench [-- --rounds 30 --cycles 100 --hot --no-control --cpu N --no-fifo]
 //! ```
 //!
 //! Three sides, each with its own in-process simulated network: the C API (the library's
@@ -18,6 +18,13 @@
 //! (receive → process → outputs → queue → send) is taken per cycle; each round's block medians
 //! give one C/Rust and one A/A ratio, and the medians of those over the rounds are the
 //! figures. Many short rounds spread machine load over all three sides alike.
+//!
+//! The cycling thread (all three sides run on it) is pinned to one CPU (the last, or
+//! `--cpu N`) and, when allowed (root), runs SCHED_FIFO, so other work on the machine does not
+//! preempt a cycle half-way; the header says what was granted. Every side gets the same.
+//! Each ratio is given with a 95 % confidence interval of its median over the rounds
+//! (distribution-free: order statistics of the per-round ratios), so a figure can be told
+//! from the noise: the A/A interval shows how well two identical sides agree.
 
 use ecat::runtime::{Activation, Runtime};
 use ecat::MainDevice;
@@ -65,12 +72,15 @@ unsafe impl GlobalAlloc for Counting {
 static A: Counting = Counting;
 
 /// Options: `--rounds R`, `--cycles N` (per block: per round and side), `--hot` (no sleep
-/// between cycles), `--no-control` (the C master without its control socket).
+/// between cycles), `--no-control` (the C master without its control socket), `--cpu N` (the
+/// CPU the cycling thread is pinned to; default the last), `--no-fifo` (no SCHED_FIFO).
 struct Opts {
     rounds: usize,
     cycles: usize,
     hot: bool,
     control: bool,
+    cpu: Option<usize>,
+    fifo: bool,
 }
 
 fn opts() -> Opts {
@@ -79,6 +89,8 @@ fn opts() -> Opts {
         cycles: 100,
         hot: false,
         control: true,
+        cpu: None,
+        fifo: true,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
@@ -87,15 +99,17 @@ fn opts() -> Opts {
         match args[i].as_str() {
             "--rounds" => o.rounds = num(i).unwrap_or(o.rounds).max(1),
             "--cycles" => o.cycles = num(i).unwrap_or(o.cycles).max(1),
-            "--hot" | "--no-control" => {
+            "--cpu" => o.cpu = num(i).or(o.cpu),
+            "--hot" | "--no-control" | "--no-fifo" => {
                 o.hot |= args[i] == "--hot";
                 o.control &= args[i] != "--no-control";
+                o.fifo &= args[i] != "--no-fifo";
                 i += 1;
                 continue;
             }
             other => {
                 eprintln!(
-                    "bench: unknown option '{other}'; use --rounds R --cycles N --hot --no-control"
+                    "bench: unknown option '{other}'; use --rounds R --cycles N --hot --no-control --cpu N --no-fifo"
                 );
                 std::process::exit(2);
             }
@@ -202,6 +216,43 @@ fn r_cycle(rt: &mut Runtime, k: u8) -> Duration {
     t0.elapsed()
 }
 
+/// Pin the calling thread to `cpu` (default: the last CPU it may run on) and, if `fifo`, make
+/// it SCHED_FIFO; returns what was granted, for the header.
+fn pin(cpu: Option<usize>, fifo: bool) -> String {
+    // SAFETY: plain syscalls on this thread with a zeroed, then filled, CPU set.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        let cpus = if libc::sched_getaffinity(0, std::mem::size_of_val(&set), &mut set) == 0 {
+            (0..libc::CPU_SETSIZE as usize)
+                .filter(|&c| libc::CPU_ISSET(c, &set))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let mut what = match cpu.or(cpus.last().copied()) {
+            Some(c) => {
+                libc::CPU_ZERO(&mut set);
+                libc::CPU_SET(c, &mut set);
+                if libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set) == 0 {
+                    format!("pinned to CPU {c}")
+                } else {
+                    format!("not pinned (CPU {c}: {})", std::io::Error::last_os_error())
+                }
+            }
+            None => "not pinned".to_string(),
+        };
+        if fifo {
+            let p = libc::sched_param { sched_priority: 50 };
+            if libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) == 0 {
+                what += ", SCHED_FIFO 50";
+            } else {
+                what += &format!(", not SCHED_FIFO ({})", std::io::Error::last_os_error());
+            }
+        }
+        what
+    }
+}
+
 fn median(v: &mut [u64]) -> f64 {
     v.sort_unstable();
     v[v.len() / 2] as f64
@@ -223,18 +274,31 @@ fn summary(name: &str, v: &mut [u64]) {
     );
 }
 
-/// Median, quartiles and range of per-round ratios.
+/// Median, its 95 % confidence interval, quartiles and range of per-round ratios.
 fn spread(r: &mut [f64]) -> String {
     r.sort_by(f64::total_cmp);
     let q = |p: f64| r[((r.len() - 1) as f64 * p).round() as usize];
+    let (lo, hi) = median_ci(r.len());
     format!(
-        "{:.3} (quartiles {:.3}-{:.3}, range {:.3}-{:.3})",
+        "{:.3} (95 % CI {:.3}-{:.3}; quartiles {:.3}-{:.3}, range {:.3}-{:.3})",
         q(0.5),
+        r[lo],
+        r[hi],
         q(0.25),
         q(0.75),
         r[0],
         r[r.len() - 1]
     )
+}
+
+/// Indices (0-based, into the sorted sample of `n`) of the distribution-free 95 % confidence
+/// interval of the median: the order statistics n/2 ± 1.96·√n/2 (normal approximation of the
+/// binomial; the whole range below 6 samples).
+fn median_ci(n: usize) -> (usize, usize) {
+    let h = 0.98 * (n as f64).sqrt();
+    let lo = ((n as f64 / 2.0 - h).floor().max(1.0) as usize).min(n) - 1;
+    let hi = ((n as f64 / 2.0 + h).ceil() as usize).clamp(1, n) - 1;
+    (lo, hi)
 }
 
 fn main() {
@@ -253,6 +317,8 @@ fn main() {
     let c = c_side();
     let mut rt = rust_side();
     let mut aa = rust_side();
+    // After the sides are made: their threads (the C master's control server) stay unpinned.
+    let sched = pin(o.cpu, o.fifo);
 
     let period = Duration::from_millis(1);
     let warmup = 2000;
@@ -330,7 +396,7 @@ fn main() {
     }
     let cycles = o.rounds * o.cycles;
     println!(
-        "sim:io, {} rounds of a block of {} cycles (+{settle} not counted) per side {}, after {warmup} warm-up cycles; C, Rust and Rust again (A/A), block order rotating",
+        "sim:io, {} rounds of a block of {} cycles (+{settle} not counted) per side {}, after {warmup} warm-up cycles; C, Rust and Rust again (A/A), block order rotating; {sched}",
         o.rounds,
         o.cycles,
         if o.hot { "back to back (--hot)" } else { "at 1 kHz" }

@@ -10,13 +10,23 @@
 //! with one `memcpy` per region, allocation-free. Regions of an unattached configuration have
 //! no counterpart: they stay zero and their expected working counter is added, so the domain
 //! reports incomplete, as IgH's does.
+//!
+//! Memory layout: at 1 kHz every cycle starts with cold caches, so what `ecrt_domain_process`
+//! and `ecrt_domain_queue` read of a shared domain (its master, number, image, state, missing
+//! working counter and flags) lies in one 64-byte line: [`Domain`] is 64-byte aligned and
+//! `repr(C)` with those fields first, checked at compile time. The copy lists of a copying
+//! domain and the registration data follow.
 
-use crate::abi::{self, DomainState, PdoEntryReg};
+use crate::abi::{DomainState, PdoEntryReg};
 use crate::ffi::{arg, arg_mut, errno, guard};
 use crate::log;
 use crate::master::Master;
 use crate::slave_config::SlaveConfig;
 use ecat::config::Direction;
+
+pub use crate::cyclic::{
+    ecrt_domain_data, ecrt_domain_process, ecrt_domain_queue, ecrt_domain_state,
+};
 
 /// One sync manager's data in the image.
 #[derive(Debug, Clone, Copy)]
@@ -46,31 +56,37 @@ pub struct Copy {
     pub len: usize,
 }
 
-/// `ec_domain_t`.
+/// `ec_domain_t`. 64-byte aligned, `repr(C)`: the fields the cyclic calls read share the
+/// first cache line (see the module documentation).
+#[repr(C, align(64))]
 pub struct Domain {
     /// The owning master.
     pub master: *mut Master,
     /// Domain number (also the number of ecat's domain that carries it).
     pub index: usize,
+    /// The image when not shared (allocated at activation).
+    pub image: Vec<u8>,
+    /// Last evaluated state.
+    pub state: DomainState,
+    /// Working counter the unattached regions would add.
+    pub missing_wkc: u32,
+    /// The image is ecat's (laid out at these offsets, see [`crate::share`]); set at
+    /// activation.
+    pub shared: bool,
+    /// The "not activated yet" line was logged (once per domain).
+    pub(crate) warned: bool,
+    /// Output copies (here → ecat).
+    pub outputs: Vec<Copy>,
+    /// Input copies (ecat → here).
+    pub inputs: Vec<Copy>,
     /// Regions in registration order.
     pub regions: Vec<Region>,
     /// Image size.
     pub size: usize,
-    /// The image is ecat's (laid out at these offsets, see [`crate::share`]); set at
-    /// activation.
-    pub shared: bool,
-    /// The image when not shared (allocated at activation).
-    pub image: Vec<u8>,
-    /// Output copies (here → ecat) and input copies (ecat → here).
-    pub outputs: Vec<Copy>,
-    /// Input copies.
-    pub inputs: Vec<Copy>,
-    /// Working counter the unattached regions would add.
-    pub missing_wkc: u32,
-    /// Last evaluated state.
-    pub state: DomainState,
-    warned: bool,
 }
+
+// What a cycle reads of a shared domain ends within its first cache line.
+const _: () = assert!(std::mem::offset_of!(Domain, warned) < 64);
 
 impl Domain {
     /// A new, empty domain.
@@ -115,7 +131,8 @@ impl Domain {
         offset
     }
 
-    fn master<'a>(&self) -> &'a Master {
+    /// The owning master.
+    pub(crate) fn master<'a>(&self) -> &'a Master {
         // SAFETY: a domain never outlives its master (freed by it); the master is a separate
         // allocation, so this reference does not alias the domain.
         unsafe { &*self.master }
@@ -201,131 +218,6 @@ pub unsafe extern "C" fn ecrt_domain_size(domain: *const Domain) -> usize {
     guard("ecrt_domain_size", 0, || {
         // SAFETY: NULL or live (API contract).
         unsafe { arg(domain, "ecrt_domain_size", "domain") }.map_or(0, |d| d.size)
-    })
-}
-
-/// The domain's image (valid after activation; NULL before).
-///
-/// # Safety
-/// `domain` NULL or live.
-#[no_mangle]
-pub unsafe extern "C" fn ecrt_domain_data(domain: *const Domain) -> *mut u8 {
-    const F: &str = "ecrt_domain_data";
-    guard(F, std::ptr::null_mut(), || {
-        // SAFETY: NULL or live (API contract).
-        let Some(d) = (unsafe { arg(domain, F, "domain") }) else {
-            return std::ptr::null_mut();
-        };
-        // SAFETY: IgH's threading rule (the application's thread).
-        let Some(rt) = (unsafe { d.master().runtime() }) else {
-            log!("{F}: the process data exists after ecrt_master_activate");
-            return std::ptr::null_mut();
-        };
-        if d.shared {
-            return rt.domain_mut(d.index).image_mut().as_mut_ptr();
-        }
-        if d.image.is_empty() {
-            return std::ptr::null_mut();
-        }
-        d.image.as_ptr() as *mut u8
-    })
-}
-
-fn warn_idle(d: &mut Domain, f: &str) {
-    if !d.warned {
-        d.warned = true;
-        log!("{f}: the master is not activated yet; the domain exchanges nothing until ecrt_master_activate");
-    }
-}
-
-/// Evaluate the working counters of the last receive and copy the inputs into the image.
-/// Allocates nothing.
-///
-/// # Safety
-/// `domain` NULL or live.
-#[no_mangle]
-pub unsafe extern "C" fn ecrt_domain_process(domain: *mut Domain) -> i32 {
-    const F: &str = "ecrt_domain_process";
-    guard(F, errno::EINVAL, || {
-        // SAFETY: NULL or live (API contract).
-        let Some(d) = (unsafe { arg_mut(domain, F, "domain") }) else {
-            return errno::EINVAL;
-        };
-        // SAFETY: IgH's threading rule (the cyclic thread).
-        let Some(rt) = (unsafe { d.master().runtime() }) else {
-            warn_idle(d, F);
-            return 0;
-        };
-        let ed = rt.domain_mut(d.index);
-        ed.process();
-        if !d.shared {
-            let img = ed.image();
-            for c in &d.inputs {
-                d.image[c.here..c.here + c.len].copy_from_slice(&img[c.there..c.there + c.len]);
-            }
-        }
-        let wkc = ed.wkc();
-        let expected = ed.expected_wkc() + d.missing_wkc;
-        d.state = DomainState {
-            working_counter: wkc,
-            wc_state: if wkc == 0 {
-                abi::wc::ZERO
-            } else if wkc == expected {
-                abi::wc::COMPLETE
-            } else {
-                abi::wc::INCOMPLETE
-            },
-            redundancy_active: 0,
-        };
-        0
-    })
-}
-
-/// Queue the domain for the next send: copy the outputs into the frames' image (nothing to
-/// do when the image is shared). Allocates nothing.
-///
-/// # Safety
-/// `domain` NULL or live.
-#[no_mangle]
-pub unsafe extern "C" fn ecrt_domain_queue(domain: *mut Domain) -> i32 {
-    const F: &str = "ecrt_domain_queue";
-    guard(F, errno::EINVAL, || {
-        // SAFETY: NULL or live (API contract).
-        let Some(d) = (unsafe { arg_mut(domain, F, "domain") }) else {
-            return errno::EINVAL;
-        };
-        // SAFETY: IgH's threading rule (the cyclic thread).
-        let Some(rt) = (unsafe { d.master().runtime() }) else {
-            warn_idle(d, F);
-            return 0;
-        };
-        if d.shared {
-            return 0;
-        }
-        let img = rt.domain_mut(d.index).image_mut();
-        for c in &d.outputs {
-            img[c.there..c.there + c.len].copy_from_slice(&d.image[c.here..c.here + c.len]);
-        }
-        0
-    })
-}
-
-/// Working counter and its evaluation from the last `ecrt_domain_process`.
-///
-/// # Safety
-/// `domain` NULL or live; `state` NULL or writable.
-#[no_mangle]
-pub unsafe extern "C" fn ecrt_domain_state(domain: *const Domain, state: *mut DomainState) -> i32 {
-    const F: &str = "ecrt_domain_state";
-    guard(F, errno::EINVAL, || {
-        // SAFETY: NULL or live / writable (API contract).
-        let Some((d, out)) = (unsafe { arg(domain, F, "domain") })
-            .and_then(|x| unsafe { arg_mut(state, F, "state") }.map(|y| (x, y)))
-        else {
-            return errno::EINVAL;
-        };
-        *out = d.state;
-        0
     })
 }
 

@@ -15,21 +15,29 @@ macro_rules! log {
 }
 
 /// Run `f`; if it panics, log where and return `on_panic`. Inlined, so an exported function
-/// and its body stay one piece of code (the cyclic calls run cold after every sleep).
+/// and its body stay one piece of code (the cyclic calls run cold after every sleep); the
+/// report of a panic is out of line, so it takes no room in the function's hot code.
 #[inline(always)]
 pub fn guard<T>(what: &str, on_panic: T, f: impl FnOnce() -> T) -> T {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(v) => v,
         Err(e) => {
-            let msg = e
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| e.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            log!("{what}: internal error ({msg}); please report it");
+            report_panic(what, e);
             on_panic
         }
     }
+}
+
+/// The log line of a panic caught by [`guard`].
+#[cold]
+#[inline(never)]
+fn report_panic(what: &str, e: Box<dyn std::any::Any + Send>) {
+    let msg = e
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| e.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    log!("{what}: internal error ({msg}); please report it");
 }
 
 /// Turn a C pointer into a reference, logging `what: NULL ...` when it is NULL.

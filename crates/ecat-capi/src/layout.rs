@@ -120,7 +120,7 @@ pub fn activate(m: &Master, inner: &mut Inner) -> Result<(), String> {
         }
     }
     inner.dc = dc.is_some();
-    inner.startup_errors = vec![None; n];
+    inner.startup_errors = vec![None; n].into_boxed_slice();
     let domains = n_domains + usize::from(hidden_used);
     let mut lay = ecat::domain::layout(md.subdevices(), &configs, domains, 0)
         .map_err(|e| format!("activation failed: {e}"))?;

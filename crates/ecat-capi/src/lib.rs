@@ -19,7 +19,8 @@
 //! - [`startup`]: startup SDOs and the emergency ring;
 //! - [`layout`]: IgH's domain layout (offsets known at registration) and its mapping onto
 //!   ecat's domains at activation;
-//! - [`domain`]: `ec_domain_t` and the cyclic domain calls;
+//! - [`domain`]: `ec_domain_t`, registration and IgH's image layout;
+//! - [`cyclic`]: the cyclic calls (receive, domain process/state/data/queue, send), together;
 //! - [`share`]: ecat's image laid out at IgH's offsets, so a domain copies nothing;
 //! - [`requests`]: SDO and register requests;
 //! - [`mbx_request`]: what the SoE requests and VoE handlers share (a transfer in the cycle);
@@ -36,6 +37,7 @@
 
 pub mod abi;
 pub mod control;
+pub mod cyclic;
 pub mod dc;
 pub mod domain;
 pub mod eoe;

@@ -11,6 +11,12 @@
 //! Objects handed to C (`ec_slave_config_t`, `ec_domain_t`, requests) are boxed and owned by
 //! the master through raw pointers, freed by `ecrt_master_deactivate` (IgH clears the
 //! configuration there) or `ecrt_release_master`.
+//!
+//! Memory layout: at 1 kHz every cycle starts with cold caches, so what the cyclic calls read
+//! of the master (its thread, index, phase with the runtime pointer, register requests, startup
+//! error slots) lies in its first 64-byte line: [`Master`] is 64-byte aligned and `repr(C)`
+//! with those fields first, checked at compile time. A cycle reads one line of the master
+//! beside the runtime's own.
 
 use crate::abi::{MasterInfo, MasterState, ScanProgress};
 use crate::domain::Domain;
@@ -29,6 +35,8 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
+pub use crate::cyclic::{ecrt_master_receive, ecrt_master_send};
+
 /// The master's phase.
 pub enum Phase {
     /// Configuration phase: the bus is scanned and in PREOP; the MainDevice is shared with the
@@ -41,9 +49,15 @@ pub enum Phase {
 }
 
 /// Everything the master holds; accessed by one application thread at a time (IgH's rule).
+/// `repr(C)`: the fields the cyclic calls read come first (see the module documentation).
+#[repr(C)]
 pub struct Inner {
     /// Idle or active.
     pub phase: Phase,
+    /// Register requests of every configuration (not owned; served by send/receive).
+    pub reg_requests: Box<[*mut RegRequest]>,
+    /// The startup error last logged per SubDevice (see [`crate::startup::log_events`]).
+    pub startup_errors: Box<[Option<String>]>,
     /// The SubDevices of the last scan.
     pub subdevices: Vec<SubDevice>,
     /// Each SubDevice's process data configuration as found (CoE or SII), by position.
@@ -52,8 +66,6 @@ pub struct Inner {
     pub configs: Vec<*mut SlaveConfig>,
     /// Domains, in creation order (owned).
     pub domains: Vec<*mut Domain>,
-    /// Register requests of every configuration (not owned; served by send/receive).
-    pub reg_requests: Vec<*mut RegRequest>,
     /// Last application time (ns since 2000).
     pub app_time: u64,
     /// Reserved for real-time use.
@@ -62,26 +74,34 @@ pub struct Inner {
     pub send_interval_us: usize,
     /// Distributed clocks run in the cyclic frames (set at activation).
     pub dc: bool,
-    /// The startup error last logged per SubDevice (see [`crate::startup::log_events`]).
-    pub startup_errors: Vec<Option<String>>,
 }
 
-/// `ec_master_t`.
+/// `ec_master_t`. 64-byte aligned, `repr(C)`: the fields the cyclic calls read share the
+/// first cache line (see the module documentation).
+#[repr(C, align(64))]
 pub struct Master {
+    /// `pthread_self()` of the thread that called `ecrt_master_send` last (0 = none yet).
+    pub cyclic_thread: AtomicU64,
     /// Master index.
     pub index: u32,
+    inner: UnsafeCell<Inner>,
     /// Link specification.
     pub spec: String,
-    inner: UnsafeCell<Inner>,
     /// The active runtime's SDO client, for blocking SDO calls from any thread.
     pub sdo_client: Mutex<Option<SdoClient>>,
     /// SubDevices of the last scan, readable from any thread.
     pub slave_count: AtomicUsize,
-    /// `pthread_self()` of the thread that called `ecrt_master_send` last (0 = none yet).
-    pub cyclic_thread: AtomicU64,
     /// The control socket the `ecat` tool talks to (`None` if it could not be made).
     pub control: Option<ecat::control::Server>,
 }
+
+// What a cycle reads of the master ends within its first cache line.
+const _: () = assert!(
+    std::mem::offset_of!(Master, inner)
+        + std::mem::offset_of!(Inner, startup_errors)
+        + std::mem::size_of::<Box<[Option<String>]>>()
+        <= 64
+);
 
 impl Master {
     /// True if reserved; else logs that `f` needs `ecrt_master_reserve` (IgH refuses
@@ -211,16 +231,16 @@ fn open_link(index: u32, reserve: bool) -> *mut Master {
         spec,
         inner: UnsafeCell::new(Inner {
             phase: Phase::Idle(md),
+            reg_requests: Box::default(),
+            startup_errors: Box::default(),
             subdevices,
             defaults,
             configs: Vec::new(),
             domains: Vec::new(),
-            reg_requests: Vec::new(),
             app_time: 0,
             reserved: reserve,
             send_interval_us: 0,
             dc: false,
-            startup_errors: Vec::new(),
         }),
         sdo_client: Mutex::new(None),
         slave_count,
@@ -256,7 +276,7 @@ fn clear_config(inner: &mut Inner) {
         // SAFETY: created by Box::into_raw in ecrt_master_create_domain, freed only here.
         drop(unsafe { Box::from_raw(p) });
     }
-    inner.reg_requests.clear();
+    inner.reg_requests = Box::default();
 }
 
 /// Release a master: deactivate if active, free every object.
@@ -665,74 +685,6 @@ pub unsafe extern "C" fn ecrt_master_set_send_interval(
         // SAFETY: IgH's threading rule.
         unsafe { m.inner() }.send_interval_us = send_interval;
         0
-    })
-}
-
-/// The log line of a cyclic call before activation (out of line: the cyclic calls stay small).
-#[cold]
-#[inline(never)]
-fn not_active(f: &str, index: u32) -> i32 {
-    log!("{f}: master {index} is not active; call ecrt_master_activate first");
-    errno::EPERM
-}
-
-/// Send the cyclic frames and at most one acyclic frame. Allocates nothing.
-///
-/// # Safety
-/// `master` NULL or live.
-#[no_mangle]
-pub unsafe extern "C" fn ecrt_master_send(master: *mut Master) -> i32 {
-    const F: &str = "ecrt_master_send";
-    guard(F, errno::EINVAL, || {
-        // SAFETY: NULL or live, per the contract.
-        let Some(m) = (unsafe { arg(master, F, "master") }) else {
-            return errno::EINVAL;
-        };
-        // SAFETY: IgH's threading rule.
-        let inner = unsafe { m.inner() };
-        let Phase::Active(rt) = &mut inner.phase else {
-            return not_active(F, m.index);
-        };
-        if !inner.reg_requests.is_empty() {
-            crate::requests::submit_reg_requests(rt, &inner.reg_requests);
-        }
-        let me = current_thread();
-        if m.cyclic_thread.load(Ordering::Relaxed) != me {
-            m.cyclic_thread.store(me, Ordering::Relaxed);
-        }
-        match rt.send() {
-            Ok(()) => 0,
-            Err(_) => errno::EIO,
-        }
-    })
-}
-
-/// Collect the returned frames. Allocates nothing.
-///
-/// # Safety
-/// `master` NULL or live.
-#[no_mangle]
-pub unsafe extern "C" fn ecrt_master_receive(master: *mut Master) -> i32 {
-    const F: &str = "ecrt_master_receive";
-    guard(F, errno::EINVAL, || {
-        // SAFETY: NULL or live, per the contract.
-        let Some(m) = (unsafe { arg(master, F, "master") }) else {
-            return errno::EINVAL;
-        };
-        // SAFETY: IgH's threading rule.
-        let inner = unsafe { m.inner() };
-        let Phase::Active(rt) = &mut inner.phase else {
-            return not_active(F, m.index);
-        };
-        let r = rt.receive();
-        if !inner.reg_requests.is_empty() {
-            crate::requests::collect_reg_requests(rt, &inner.reg_requests);
-        }
-        crate::startup::log_events(rt, &mut inner.startup_errors);
-        match r {
-            Ok(()) => 0,
-            Err(_) => errno::EIO,
-        }
     })
 }
 

@@ -34,36 +34,45 @@ impl std::fmt::Display for Named<'_> {
 /// when it first fails, not at every retry from INIT (`last[p]` keeps SubDevice p's last
 /// logged error until it reaches OP); a passed-over optional request (EoE IP parameters) once
 /// per configuration. Other events are not logged. Allocates nothing (the event's own text is
-/// kept), so it runs in `ecrt_master_receive`.
+/// kept), so it runs in `ecrt_master_receive`. Inlined there: a cycle without events only
+/// looks at the queue; taking an event apart is out of line.
+#[inline(always)]
 pub fn log_events(rt: &mut Runtime, last: &mut [Option<String>]) {
     while let Some(e) = rt.next_event() {
-        match e {
-            Event::StartupFailed { who, error, .. } => {
-                let Some(slot) = last.get_mut(who.position as usize) else {
-                    continue;
-                };
-                if slot.as_ref() != Some(&error) {
-                    log!("{}{error}; it stays out of OP and is configured again from INIT until this succeeds (logged once)", Named(&who, &error));
-                    *slot = Some(error);
-                }
+        log_event(e, last);
+    }
+}
+
+/// One event of [`log_events`].
+#[cold]
+#[inline(never)]
+fn log_event(e: Event, last: &mut [Option<String>]) {
+    match e {
+        Event::StartupFailed { who, error, .. } => {
+            let Some(slot) = last.get_mut(who.position as usize) else {
+                return;
+            };
+            if slot.as_ref() != Some(&error) {
+                log!("{}{error}; it stays out of OP and is configured again from INIT until this succeeds (logged once)", Named(&who, &error));
+                *slot = Some(error);
             }
-            Event::StartupSkipped { who, error, .. } => {
-                log!(
-                    "{}{error}; it goes on to OP without it",
-                    Named(&who, &error)
-                )
-            }
-            Event::Reached {
-                who,
-                state: AlState::Op,
-                ..
-            } => {
-                if let Some(slot) = last.get_mut(who.position as usize) {
-                    *slot = None;
-                }
-            }
-            _ => {}
         }
+        Event::StartupSkipped { who, error, .. } => {
+            log!(
+                "{}{error}; it goes on to OP without it",
+                Named(&who, &error)
+            )
+        }
+        Event::Reached {
+            who,
+            state: AlState::Op,
+            ..
+        } => {
+            if let Some(slot) = last.get_mut(who.position as usize) {
+                *slot = None;
+            }
+        }
+        _ => {}
     }
 }
 
