@@ -8,15 +8,12 @@
 use ecat::clock::VirtualTime;
 use ecat::domain::DomainState;
 use ecat::hotconnect::HotConnectGroup;
-use ecat::link::sim::SimLink;
-use ecat::runtime::Activation;
 use ecat::runtime::Runtime;
 use ecat::supervisor::Event;
-use ecat::MainDevice;
 use ecat_wire::al::AlState;
 
 mod common;
-use common::hotconnect::{bring_up, dc_following_master, group, net, network, FIXED, HEAD, MS};
+use common::hotconnect::{activate, bring_up, group, net, network, open, FIXED, HEAD, MS};
 
 /// What one cycle shows about the fixed part and the group.
 #[derive(Default)]
@@ -145,18 +142,14 @@ fn absent_group_joins(with_dc: bool) {
     let mut sim = network();
     let g = group_with_images(&sim);
     sim.disconnect(HEAD).unwrap();
-    let vt = VirtualTime::new();
-    vt.advance(1_000_000_000);
-    let link = SimLink::with_network(sim, "sim:hc".into(), "hc".into()).on_virtual_time(vt.clone());
-    let mut md = MainDevice::with_link(Box::new(link));
+    let (mut md, vt) = open(sim);
     assert_eq!(
         md.scan().unwrap().len(),
         FIXED,
         "the group is not on the bus"
     );
-    // Without images the group cannot be laid out: one sentence saying so.
-    let e = md.place_absent_groups(&[group()]).unwrap();
-    assert!(e.is_empty());
+    // Without images the group is not laid out (it must then be plugged in at the start).
+    assert!(md.place_absent_groups(&[group()]).unwrap().is_empty());
     let placed = md.place_absent_groups(std::slice::from_ref(&g)).unwrap();
     assert_eq!(placed, vec![4, 5, 6]);
     let subs = md.subdevices();
@@ -164,14 +157,7 @@ fn absent_group_joins(with_dc: bool) {
     assert!(subs[5].name.starts_with("EL2008"), "{}", subs[5].name);
     let stations: std::collections::BTreeSet<u16> = subs.iter().map(|s| s.station).collect();
     assert_eq!(stations.len(), 7, "every station address is unique");
-    let dc = with_dc.then(|| dc_following_master(&mut md));
-    let mut rt = md
-        .activate(Activation {
-            hot_connect: vec![g],
-            dc,
-            ..Default::default()
-        })
-        .unwrap();
+    let mut rt = activate(md, with_dc, g);
     assert!(!rt.supervisor().group_present(0));
     assert_eq!(rt.supervisor().group_members(0), Some(4..7));
     rt.run_until_state(AlState::Op, MS, 5_000)

@@ -39,21 +39,31 @@ pub fn bring_up(net: Network, dc: bool) -> (Runtime, VirtualTime) {
 
 /// [`bring_up`] with the group `g`.
 pub fn bring_up_with(net: Network, dc: bool, g: HotConnectGroup) -> (Runtime, VirtualTime) {
+    let (mut md, vt) = open(net);
+    md.scan().unwrap();
+    let mut rt = activate(md, dc, g);
+    rt.run_until_state(AlState::Op, MS, 5_000).unwrap();
+    (rt, vt)
+}
+
+/// A MainDevice on `net` on virtual time (not scanned yet).
+pub fn open(net: Network) -> (MainDevice, VirtualTime) {
     let vt = VirtualTime::new();
     vt.advance(1_000_000_000);
     let link = SimLink::with_network(net, "sim:hc".into(), "hc".into()).on_virtual_time(vt.clone());
-    let mut md = MainDevice::with_link(Box::new(link));
-    md.scan().unwrap();
+    (MainDevice::with_link(Box::new(link)), vt)
+}
+
+/// Activate the scanned `md` with the group `g` (and distributed clocks with `dc`, the
+/// reference following the MainDevice), without waiting for any state.
+pub fn activate(mut md: MainDevice, dc: bool, g: HotConnectGroup) -> Runtime {
     let dc = dc.then(|| dc_following_master(&mut md));
-    let mut rt = md
-        .activate(Activation {
-            hot_connect: vec![g],
-            dc,
-            ..Default::default()
-        })
-        .unwrap();
-    rt.run_until_state(AlState::Op, MS, 5_000).unwrap();
-    (rt, vt)
+    md.activate(Activation {
+        hot_connect: vec![g],
+        dc,
+        ..Default::default()
+    })
+    .unwrap()
 }
 
 /// Set up distributed clocks on the scanned bus, the reference following the MainDevice
