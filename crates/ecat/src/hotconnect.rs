@@ -205,8 +205,9 @@ fn span(r: &Range<usize>) -> String {
 
 /// With distributed clocks running: give each laid-out member a clock to set up when it
 /// appears, if its ESC turns out to have one (see `supervisor::dc_join`). Its propagation
-/// delay was never measured; it takes that of the nearest DC SubDevice in front of it, so
-/// its SYNC0 is early by the few hops' delay between them (tens to hundreds of ns).
+/// delay was never measured: it starts with that of the nearest DC SubDevice in front of it,
+/// and the runtime measures the real one once the group is in the target state
+/// (`dc::remeasure`).
 pub fn assume_dc(subs: &mut [SubDevice]) {
     let mut delay = 0;
     for s in subs.iter_mut() {
