@@ -180,6 +180,12 @@ pub struct Network {
     /// every frame that ran it, and all of them after any outside access (`routes_dirty`).
     routes: Vec<Route>,
     routes_dirty: bool,
+    /// Run the PDI side after frames lazily (see [`Network::set_deferred_pdi`]).
+    defer_pdi: bool,
+    /// Per ESC: the time of the frame whose PDI reaction is still to run (deferred mode).
+    pdi_late: Vec<Option<u64>>,
+    /// How many of `pdi_late` are set.
+    pdi_late_count: usize,
     /// Ring closure and cut cable (`crate::ring`).
     pub(crate) ring: crate::ring::Ring,
 }
@@ -325,6 +331,9 @@ impl Network {
             rel_plugged: Vec::new(),
             routes: Vec::new(),
             routes_dirty: true,
+            defer_pdi: false,
+            pdi_late: Vec::new(),
+            pdi_late_count: 0,
             ring: Default::default(),
         };
         for (k, c) in clocks.into_iter().enumerate() {
@@ -447,6 +456,49 @@ impl Network {
             }
             self.routes_dirty = false;
         }
+        if self.pdi_late.len() != self.bus.len() {
+            // Only after a change of the wiring, which settles first: nothing is pending.
+            self.pdi_late.clear();
+            self.pdi_late.resize(self.bus.len(), None);
+            self.pdi_late_count = 0;
+        }
+    }
+
+    /// Let the PDI side of each ESC (its firmware: mailbox, process data, the device's
+    /// behaviour) react to a frame later than at once: before the next frame that concerns
+    /// the ESC (a datagram addressing it, or a timer due), or at [`Network::settle`],
+    /// whichever comes first. Frames that only pass the ESC meanwhile carry its event request
+    /// from before the reaction in their IRQ fields; everything else a frame returns is the
+    /// same as without deferral. `ecat sim` uses it to send a frame back before the
+    /// firmware work it caused and to do that work while it waits for the next frame, as a
+    /// real ESC's firmware runs beside its frame processing. The caller settles before
+    /// looking at the ESCs (`subdevice`, `outputs`); changes through the network's own
+    /// methods settle by themselves. Turning it off settles.
+    pub fn set_deferred_pdi(&mut self, on: bool) {
+        if !on {
+            self.settle();
+        }
+        self.defer_pdi = on;
+    }
+
+    /// Run every PDI reaction still pending (see [`Network::set_deferred_pdi`]); returns how
+    /// many ran.
+    pub fn settle(&mut self) -> usize {
+        let n = self.pdi_late_count;
+        if n == 0 {
+            return 0;
+        }
+        for k in 0..self.pdi_late.len() {
+            if let Some(t) = self.pdi_late[k].take() {
+                let i = self.bus[k];
+                if let Some(esc) = self.nodes[i].esc.as_mut() {
+                    esc.pdi_after_frame(t);
+                    esc.refresh_route(&mut self.routes[k]);
+                }
+            }
+        }
+        self.pdi_late_count = 0;
+        n
     }
 
     /// Run every ESC's SYNC unit up to true time `now_ns` (frames do this themselves), so
@@ -610,6 +662,7 @@ impl Network {
 
     /// The ESC at `position`, writable.
     pub fn subdevice_mut(&mut self, position: usize) -> Option<&mut Esc> {
+        self.settle();
         // Whatever the caller changes, the next frame recomputes the routes and runs the
         // PDI side (e.g. publishes inputs set through the test API).
         self.routes_dirty = true;
@@ -721,6 +774,16 @@ impl Network {
 
     fn process_inner(&mut self, frame: &mut [u8], now_ns: u64, entry: RingPort) -> FrameFate {
         self.counters.frames += 1;
+        // Deferred PDI reactions only on a plain line without injected faults (see
+        // `set_deferred_pdi`); events change the line, so they come after the reactions.
+        let defer = self.defer_pdi
+            && entry == RingPort::Main
+            && !self.ring.closed
+            && self.ring.cut.is_none()
+            && !self.faults.active();
+        if !defer || self.events.first().is_some_and(|e| e.at_ns <= now_ns) {
+            self.settle();
+        }
         self.run_events(now_ns);
         let mut index = std::mem::take(&mut self.index_buf);
         let (off, count) = match self.validate(frame, &mut index) {
@@ -782,6 +845,18 @@ impl Network {
                 *route = esc.route();
                 continue;
             }
+            if let Some(t) = self.pdi_late[k] {
+                if !index.concerns(route, hop) && now_ns < route.due {
+                    // Passes before its firmware reacted to an earlier frame.
+                    passed_irq |= route.irq;
+                    continue;
+                }
+                // The reaction comes first, at the time of the frame that caused it.
+                self.pdi_late[k] = None;
+                self.pdi_late_count -= 1;
+                esc.pdi_after_frame(t);
+                esc.refresh_route(route);
+            }
             if !index.concerns(route, hop) {
                 if now_ns >= route.due {
                     esc.tick(now_ns);
@@ -818,6 +893,13 @@ impl Network {
             }
             // Addressing, FMMUs and timers change only with what also wakes the PDI side.
             let reroute = esc.pdi_pending();
+            if reroute && defer {
+                // Registers the frame wrote may move the route now; the reaction later.
+                esc.refresh_route(route);
+                self.pdi_late[k] = Some(now_ns);
+                self.pdi_late_count += 1;
+                continue;
+            }
             esc.pdi_after_frame(now_ns);
             if reroute {
                 esc.refresh_route(route);

@@ -12,6 +12,9 @@
 //! * `master ns`, `sim ns`: CPU per 1 ms cycle in OP, the MainDevice's own and the
 //!   simulator's (time spent inside the simulated ring's frame processing), medians of
 //!   `ROUNDS` alternating rounds;
+//! * `later ns`: with `SCALE_DEFER=1` (the simulator as `ecat sim` runs it, see
+//!   `Network::set_deferred_pdi`), the part of `sim ns` the simulator does after the frames
+//!   are back (the devices' firmware work): `sim ns - later ns` is what the frames wait for;
 //! * `sim ns/SD/frame`: the simulator's CPU per SubDevice per frame, and per SubDevice per
 //!   cycle;
 //! * `RSS MiB`: peak resident memory of a child process that runs only that size;
@@ -23,7 +26,8 @@
 //! OP ≤ 1.5 s at 1,000 (before about 3 s scan + 4 s DC setup).
 //! Each size runs in a child process of this example so that its memory is its own.
 //! Environment: `SCALE_ROUNDS` (rounds, default 5), `SCALE_CYCLES` (cycles per round),
-//! `SCALE_NO_DC=1` (without distributed clocks), `SCALE_STAT=min` (the least of the rounds
+//! `SCALE_NO_DC=1` (without distributed clocks), `SCALE_DEFER=1` (see `later ns`), `SCALE_OUTPUTS=count` (every output byte
+//! changes every cycle, as `ecat run --profile counter` does; default: outputs stay zero), `SCALE_STAT=min` (the least of the rounds
 //! instead of the median, for comparing builds on a busy machine), `SCALE_DUMP=N` (describe the first N frames
 //! of the cyclic phase on stderr). CPU figures are thread CPU time, so they stay meaningful on
 //! a loaded machine; the wall-clock columns (scan, DC, to OP) do not.
@@ -71,6 +75,8 @@ fn cpu_ns() -> u64 {
 struct Timed {
     inner: SimLink,
     sim_ns: Arc<AtomicU64>,
+    /// CPU time of the PDI work the simulator ran after the frames were back (deferred).
+    later_ns: Arc<AtomicU64>,
 }
 
 impl Link for Timed {
@@ -85,7 +91,16 @@ impl Link for Timed {
         r
     }
     fn recv(&mut self, buf: &mut [u8], deadline: Option<Instant>) -> Result<Option<usize>> {
+        // The MainDevice waits for its frames: the simulator is idle, as `ecat sim` is when
+        // no frame is waiting, and settles what it deferred (nothing unless SCALE_DEFER=1).
+        let t = cpu_ns();
+        if self.inner.network_mut().settle() > 0 {
+            self.later_ns.fetch_add(cpu_ns() - t, Ordering::Relaxed);
+        }
         self.inner.recv(buf, deadline)
+    }
+    fn sim_network(&mut self) -> Option<&mut Network> {
+        Some(self.inner.network_mut())
     }
     fn mac(&self) -> [u8; 6] {
         self.inner.mac()
@@ -129,6 +144,8 @@ struct Row {
     op_cycles: u64,
     master_ns: f64,
     sim_ns: f64,
+    /// Of `sim_ns`, the PDI work run after the frames were back (SCALE_DEFER=1).
+    later_ns: f64,
     frames: usize,
     wkc_ok: u64,
     cycles: u64,
@@ -149,7 +166,11 @@ fn peak_rss_mib() -> f64 {
         .map_or(0.0, |kib| kib / 1024.0)
 }
 
-fn bring_up(n: usize, sim_ns: &Arc<AtomicU64>) -> (Runtime, f64, f64, f64, f64) {
+fn bring_up(
+    n: usize,
+    sim_ns: &Arc<AtomicU64>,
+    later_ns: &Arc<AtomicU64>,
+) -> (Runtime, f64, f64, f64, f64) {
     let c0 = cpu_ns();
     let net = Network::open(&format!("io{n}")).expect("generated network");
     let link = SimLink::with_network(net, format!("sim:io{n}"), format!("io{n}"));
@@ -157,6 +178,7 @@ fn bring_up(n: usize, sim_ns: &Arc<AtomicU64>) -> (Runtime, f64, f64, f64, f64) 
     let mut md = MainDevice::with_link(Box::new(Timed {
         inner: link,
         sim_ns: sim_ns.clone(),
+        later_ns: later_ns.clone(),
     }));
     md.scan().expect("scan");
     let scan_ms = t0.elapsed().as_secs_f64() * 1e3;
@@ -190,18 +212,35 @@ fn bring_up(n: usize, sim_ns: &Arc<AtomicU64>) -> (Runtime, f64, f64, f64, f64) 
 /// One size, measured in this process.
 fn measure(n: usize, rounds: usize, cycles: u64) -> Row {
     let sim_ns = Arc::new(AtomicU64::new(0));
-    let (mut rt, scan_ms, dc_ms, to_op_ms, to_op_cpu_ms) = bring_up(n, &sim_ns);
+    let later_ns = Arc::new(AtomicU64::new(0));
+    let (mut rt, scan_ms, dc_ms, to_op_ms, to_op_cpu_ms) = bring_up(n, &sim_ns, &later_ns);
+    if std::env::var("SCALE_DEFER").is_ok_and(|v| v == "1") {
+        // As `ecat sim` runs: frames back before the PDI work they cause.
+        if let Some(net) = rt.link_mut().sim_network() {
+            net.set_deferred_pdi(true);
+        }
+    }
     let op_cycles = rt.cycle_count();
     let dump_n = std::env::var("SCALE_DUMP")
         .ok()
         .and_then(|s| s.parse().ok());
     DUMP.store(dump_n.unwrap_or(0), Ordering::Relaxed);
-    let (mut whole, mut sim) = (Vec::new(), Vec::new());
+    let (mut whole, mut sim, mut later) = (Vec::new(), Vec::new(), Vec::new());
     let mut wkc_ok = 0;
+    let count_outputs = std::env::var("SCALE_OUTPUTS").is_ok_and(|v| v == "count");
+    let mut cycle = 0u64;
     for _ in 0..rounds {
         sim_ns.store(0, Ordering::Relaxed);
+        later_ns.store(0, Ordering::Relaxed);
         let t = cpu_ns();
         for _ in 0..cycles {
+            if count_outputs {
+                // As `ecat run --profile counter`: every output byte changes every cycle.
+                cycle += 1;
+                for (i, b) in rt.domain_mut(0).outputs_mut().iter_mut().enumerate() {
+                    *b = (cycle as u8).wrapping_add(i as u8);
+                }
+            }
             if rt.tx_rx(PERIOD_NS).expect("cycle")
                 && rt
                     .domains()
@@ -213,8 +252,11 @@ fn measure(n: usize, rounds: usize, cycles: u64) -> Row {
         }
         let spent = (cpu_ns() - t) as f64 / cycles as f64;
         let s = sim_ns.load(Ordering::Relaxed) as f64 / cycles as f64;
+        let l = later_ns.load(Ordering::Relaxed) as f64 / cycles as f64;
+        // The simulator's whole work: frame processing and what it deferred.
         whole.push(spent);
-        sim.push(s);
+        sim.push(s + l);
+        later.push(l);
     }
     // SCALE_STAT=min: the least of the rounds (a shared machine only ever adds time).
     let least = std::env::var("SCALE_STAT").is_ok_and(|v| v == "min");
@@ -224,6 +266,11 @@ fn measure(n: usize, rounds: usize, cycles: u64) -> Row {
         median(&mut sim)
     };
     let master_ns = (median(&mut whole) - sim_ns).max(0.0);
+    let later_ns = if least {
+        later.iter().copied().fold(f64::MAX, f64::min)
+    } else {
+        median(&mut later)
+    };
     Row {
         n,
         scan_ms,
@@ -233,6 +280,7 @@ fn measure(n: usize, rounds: usize, cycles: u64) -> Row {
         op_cycles,
         master_ns,
         sim_ns,
+        later_ns,
         frames: rt.frame_layout().0,
         wkc_ok,
         cycles: cycles * rounds as u64,
@@ -242,7 +290,7 @@ fn measure(n: usize, rounds: usize, cycles: u64) -> Row {
 
 fn print_header() {
     println!(
-        "{:>6} {:>8} {:>8} {:>9} {:>9} {:>7} {:>10} {:>10} {:>9} {:>9} {:>8} {:>7} {:>11}",
+        "{:>6} {:>8} {:>8} {:>9} {:>9} {:>7} {:>10} {:>10} {:>9} {:>9} {:>9} {:>8} {:>7} {:>11}",
         "SDs",
         "scan ms",
         "DC ms",
@@ -251,6 +299,7 @@ fn print_header() {
         "cycles",
         "master ns",
         "sim ns",
+        "later ns",
         "sim/SD/fr",
         "sim/SD/cy",
         "RSS MiB",
@@ -262,7 +311,7 @@ fn print_header() {
 fn print_row(r: &Row) {
     let per_sd = r.sim_ns / r.n as f64;
     println!(
-        "{:>6} {:>8.0} {:>8.0} {:>9.0} {:>9.0} {:>7} {:>10.0} {:>10.0} {:>9.1} {:>9.1} {:>8.1} {:>7} {:>11}",
+        "{:>6} {:>8.0} {:>8.0} {:>9.0} {:>9.0} {:>7} {:>10.0} {:>10.0} {:>9.0} {:>9.1} {:>9.1} {:>8.1} {:>7} {:>11}",
         r.n,
         r.scan_ms,
         r.dc_ms,
@@ -271,6 +320,7 @@ fn print_row(r: &Row) {
         r.op_cycles,
         r.master_ns,
         r.sim_ns,
+        r.later_ns,
         per_sd / r.frames.max(1) as f64,
         per_sd,
         r.rss_mib,
@@ -334,7 +384,7 @@ fn parse_row(line: &str) -> Option<Row> {
         .split_whitespace()
         .map(|x| x.parse().ok())
         .collect::<Option<_>>()?;
-    (v.len() == 12).then(|| Row {
+    (v.len() == 13).then(|| Row {
         n: v[0] as usize,
         scan_ms: v[1],
         dc_ms: v[2],
@@ -343,10 +393,11 @@ fn parse_row(line: &str) -> Option<Row> {
         op_cycles: v[5] as u64,
         master_ns: v[6],
         sim_ns: v[7],
-        frames: v[8] as usize,
-        wkc_ok: v[9] as u64,
-        cycles: v[10] as u64,
-        rss_mib: v[11],
+        later_ns: v[8],
+        frames: v[9] as usize,
+        wkc_ok: v[10] as u64,
+        cycles: v[11] as u64,
+        rss_mib: v[12],
     })
 }
 
@@ -365,7 +416,7 @@ fn main() {
             .unwrap_or((200_000 / n as u64).clamp(100, 2_000));
         let r = measure(n, rounds, cycles);
         println!(
-            "ROW {} {} {} {} {} {} {} {} {} {} {} {}",
+            "ROW {} {} {} {} {} {} {} {} {} {} {} {} {}",
             r.n,
             r.scan_ms,
             r.dc_ms,
@@ -374,6 +425,7 @@ fn main() {
             r.op_cycles,
             r.master_ns,
             r.sim_ns,
+            r.later_ns,
             r.frames,
             r.wkc_ok,
             r.cycles,

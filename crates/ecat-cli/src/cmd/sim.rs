@@ -10,6 +10,11 @@
 //! does). With `--backup IFACE` the network (which must be a ring, `ring = true`) has its
 //! far end on a second interface: frames are answered on the port they leave by, and the
 //! network file's `break`/`heal` events cut and reconnect cables while it runs.
+//!
+//! A frame goes back before the firmware work it causes in the devices (mailbox, process
+//! data, behaviour), which runs when no frame is waiting (`Network::set_deferred_pdi`): the
+//! frames of one cycle, sent back to back, then return after the frame processing alone,
+//! which on a network of a thousand SubDevices is what keeps a 1 ms cycle.
 
 use super::CmdResult;
 use crate::select::parse_u16;
@@ -109,6 +114,9 @@ pub fn run(a: Args) -> CmdResult {
             None
         }
     };
+    // Frames go back before the firmware work they cause, which runs while the simulator
+    // waits for the next frame (a ring with a backup port keeps the plain order).
+    net.set_deferred_pdi(true);
     let mut link = RawSocket::open(iface)?;
     // Room for a few seconds of frames: a stalled simulator answers late instead of
     // dropping what the MainDevice sent (dropped ones are reported at the end).
@@ -166,7 +174,16 @@ pub fn run(a: Args) -> CmdResult {
                 None => continue,
             }
         } else {
-            let Some(n) = link.recv(&mut buf, Some(deadline))? else {
+            let waiting = match link.recv(&mut buf, None)? {
+                Some(n) => Some(n),
+                None => {
+                    // Idle: the firmware work the frames so far caused runs now (see
+                    // `Network::set_deferred_pdi`), then wait for the next frame.
+                    net.settle();
+                    link.recv(&mut buf, Some(deadline))?
+                }
+            };
+            let Some(n) = waiting else {
                 continue;
             };
             let now = epoch.elapsed().as_nanos() as u64;
@@ -191,6 +208,9 @@ pub fn run(a: Args) -> CmdResult {
                 FrameFate::Dropped(_) => dropped += 1,
             }
         }
+        if a.trace_outputs || a.trace_states {
+            net.settle();
+        }
         if a.trace_outputs {
             for (pos, last) in last_outputs.iter_mut().enumerate() {
                 if let Some(o) = net.outputs(pos) {
@@ -207,6 +227,7 @@ pub fn run(a: Args) -> CmdResult {
             trace_states(&net, &mut last_states)?;
         }
     }
+    net.settle();
     if a.dump_dc {
         let now = epoch.elapsed().as_nanos() as u64;
         let pass = net.frame_passages(now);

@@ -161,6 +161,10 @@ impl FrameIndex {
     }
 }
 
+/// Logical ranges a [`Route`] keeps apart (process data out and in, and one more, such as a
+/// mailbox status bit).
+pub(crate) const LOGICAL_RANGES: usize = 3;
+
 /// What the network keeps per ESC to pass it without touching its memory: enough to decide
 /// whether a datagram concerns it, its event request, and when its timers next have work.
 /// Recomputed after every frame that ran the ESC ([`Esc::route`]).
@@ -169,9 +173,12 @@ pub(crate) struct Route {
     station: u16,
     /// The station alias when DL control enables alias addressing.
     alias: Option<u16>,
-    /// Logical bits `[lo, hi)` covering every enabled FMMU (empty when `lo >= hi`).
-    log_lo: u64,
-    log_hi: u64,
+    /// Logical bits `[lo, hi)` of the enabled FMMUs, one range each in FMMU order (empty
+    /// ranges have `lo >= hi`); an ESC with more than [`LOGICAL_RANGES`] of them has the
+    /// last range widened over the rest. Kept apart because the FMMUs of one ESC are often
+    /// far apart in the logical space (process data here, a mailbox status bit at the end):
+    /// one range over both would make every logical datagram between concern it.
+    logical: [(u64, u64); LOGICAL_RANGES],
     /// An enabled FMMU maps into the DC registers 0x0900–0x09FF.
     fmmu_dc: bool,
     /// ECAT event request ORed into every passing datagram.
@@ -208,7 +215,7 @@ impl Route {
             Addressing::Logical => {
                 let ds = d.logical_address() as u64 * 8;
                 let de = ds + d.len as u64 * 8;
-                self.log_lo.max(ds) < self.log_hi.min(de)
+                self.logical.iter().any(|&(lo, hi)| lo.max(ds) < hi.min(de))
             }
         }
     }
@@ -242,12 +249,14 @@ impl Esc {
 
     /// This ESC's [`Route`] now.
     pub(crate) fn route(&self) -> Route {
-        let (mut lo, mut hi, mut fmmu_dc) = (u64::MAX, 0, false);
+        let (mut logical, mut used, mut fmmu_dc) = ([(u64::MAX, 0); LOGICAL_RANGES], 0, false);
         for f in (0..self.shape.fmmus).filter_map(|n| self.enabled_fmmu(n)) {
             let (fs, fe) = super::logical::logical_bits(&f);
             if fs < fe {
-                lo = lo.min(fs);
-                hi = hi.max(fe);
+                let r = &mut logical[used.min(LOGICAL_RANGES - 1)];
+                used += 1;
+                r.0 = r.0.min(fs);
+                r.1 = r.1.max(fe);
                 let ps = f.physical_start as u64;
                 fmmu_dc |= ps < 0x0A00 && ps + (fe - fs).div_ceil(8) + 1 > 0x0900;
             }
@@ -256,8 +265,7 @@ impl Esc {
         Route {
             station: self.station_address(),
             alias: alias_on.then(|| self.station_alias()),
-            log_lo: lo,
-            log_hi: hi,
+            logical,
             fmmu_dc,
             irq: self.irq(),
             due: self.tick_due(),
