@@ -835,22 +835,23 @@ impl Network {
             };
             hop += 1;
             let hop = hop - 1;
+            let route = &mut self.routes[k];
+            if hop < stop && now_ns < route.due && !index.concerns(route, hop) {
+                // Passes untouched (also before its firmware reacted to an earlier frame,
+                // in deferred mode): decided from the route alone, without loading the ESC.
+                passed_irq |= route.irq;
+                continue;
+            }
             let i = self.bus[k];
             let Some(esc) = self.nodes[i].esc.as_mut() else {
                 continue;
             };
-            let route = &mut self.routes[k];
             if hop >= stop {
                 esc.tick(now_ns);
                 *route = esc.route();
                 continue;
             }
             if let Some(t) = self.pdi_late[k] {
-                if !index.concerns(route, hop) && now_ns < route.due {
-                    // Passes before its firmware reacted to an earlier frame.
-                    passed_irq |= route.irq;
-                    continue;
-                }
                 // The reaction comes first, at the time of the frame that caused it.
                 self.pdi_late[k] = None;
                 self.pdi_late_count -= 1;

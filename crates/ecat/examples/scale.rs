@@ -228,12 +228,21 @@ fn measure(n: usize, rounds: usize, cycles: u64) -> Row {
     let (mut whole, mut sim, mut later) = (Vec::new(), Vec::new(), Vec::new());
     let mut wkc_ok = 0;
     let count_outputs = std::env::var("SCALE_OUTPUTS").is_ok_and(|v| v == "count");
+    let paced = std::env::var("SCALE_PACED").is_ok_and(|v| v == "1");
     let mut cycle = 0u64;
     for _ in 0..rounds {
         sim_ns.store(0, Ordering::Relaxed);
         later_ns.store(0, Ordering::Relaxed);
         let t = cpu_ns();
+        let mut next = Instant::now();
         for _ in 0..cycles {
+            if paced {
+                // As a real cycle: sleep to the next millisecond boundary.
+                next += std::time::Duration::from_nanos(PERIOD_NS);
+                if let Some(d) = next.checked_duration_since(Instant::now()) {
+                    std::thread::sleep(d);
+                }
+            }
             if count_outputs {
                 // As `ecat run --profile counter`: every output byte changes every cycle.
                 cycle += 1;
