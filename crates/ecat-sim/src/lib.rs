@@ -50,6 +50,7 @@
 mod branch;
 pub mod coe;
 mod control;
+mod deferred;
 pub mod devices;
 pub mod eni;
 mod error;

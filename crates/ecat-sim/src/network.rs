@@ -34,6 +34,10 @@
 //! what hangs behind them without delay), so the auto-increment positions behind them shift;
 //! the test API (`subdevice`, `outputs`, `set_inputs`, `unplug`, …) keeps addressing ESCs by
 //! their fixed position with everything plugged.
+//!
+//! An ESC's PDI side (its firmware) normally reacts to a frame before the next ESC sees it;
+//! in deferred mode (`crate::deferred`, what `ecat sim` runs) the reaction waits until the
+//! ESC is next concerned or the network settles, so that frames go back first.
 
 use crate::error::SimError;
 use crate::esc::route::{FrameIndex, Route};
@@ -178,14 +182,14 @@ pub struct Network {
     rel_plugged: Vec<bool>,
     /// Per ESC: its summary for passing it untouched (see `esc::route`); recomputed after
     /// every frame that ran it, and all of them after any outside access (`routes_dirty`).
-    routes: Vec<Route>,
+    pub(crate) routes: Vec<Route>,
     routes_dirty: bool,
     /// Run the PDI side after frames lazily (see [`Network::set_deferred_pdi`]).
-    defer_pdi: bool,
+    pub(crate) defer_pdi: bool,
     /// Per ESC: the time of the frame whose PDI reaction is still to run (deferred mode).
-    pdi_late: Vec<Option<u64>>,
+    pub(crate) pdi_late: Vec<Option<u64>>,
     /// How many of `pdi_late` are set.
-    pdi_late_count: usize,
+    pub(crate) pdi_late_count: usize,
     /// Ring closure and cut cable (`crate::ring`).
     pub(crate) ring: crate::ring::Ring,
 }
@@ -462,43 +466,6 @@ impl Network {
             self.pdi_late.resize(self.bus.len(), None);
             self.pdi_late_count = 0;
         }
-    }
-
-    /// Let the PDI side of each ESC (its firmware: mailbox, process data, the device's
-    /// behaviour) react to a frame later than at once: before the next frame that concerns
-    /// the ESC (a datagram addressing it, or a timer due), or at [`Network::settle`],
-    /// whichever comes first. Frames that only pass the ESC meanwhile carry its event request
-    /// from before the reaction in their IRQ fields; everything else a frame returns is the
-    /// same as without deferral. `ecat sim` uses it to send a frame back before the
-    /// firmware work it caused and to do that work while it waits for the next frame, as a
-    /// real ESC's firmware runs beside its frame processing. The caller settles before
-    /// looking at the ESCs (`subdevice`, `outputs`); changes through the network's own
-    /// methods settle by themselves. Turning it off settles.
-    pub fn set_deferred_pdi(&mut self, on: bool) {
-        if !on {
-            self.settle();
-        }
-        self.defer_pdi = on;
-    }
-
-    /// Run every PDI reaction still pending (see [`Network::set_deferred_pdi`]); returns how
-    /// many ran.
-    pub fn settle(&mut self) -> usize {
-        let n = self.pdi_late_count;
-        if n == 0 {
-            return 0;
-        }
-        for k in 0..self.pdi_late.len() {
-            if let Some(t) = self.pdi_late[k].take() {
-                let i = self.bus[k];
-                if let Some(esc) = self.nodes[i].esc.as_mut() {
-                    esc.pdi_after_frame(t);
-                    esc.refresh_route(&mut self.routes[k]);
-                }
-            }
-        }
-        self.pdi_late_count = 0;
-        n
     }
 
     /// Run every ESC's SYNC unit up to true time `now_ns` (frames do this themselves), so
