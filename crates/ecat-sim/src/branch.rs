@@ -36,8 +36,6 @@ impl Network {
 
     /// Take the branch headed by the ESC at `head` off the frame path (see the module notes).
     pub fn disconnect(&mut self, head: usize) -> Result<(), SimError> {
-        // Deferred firmware reactions belong to the network as it was.
-        self.settle();
         for p in self.branch(head)? {
             self.plugged[p] = false;
         }
@@ -47,8 +45,6 @@ impl Network {
 
     /// Plug the branch headed by the ESC at `head` in again, freshly powered.
     pub fn connect(&mut self, head: usize) -> Result<(), SimError> {
-        // Deferred firmware reactions belong to the network as it was.
-        self.settle();
         for p in self.branch(head)? {
             if let Some(e) = self.subdevice_mut(p) {
                 e.power_up();

@@ -92,8 +92,6 @@ impl Network {
 
     /// Take the SubDevice at `position` off the frame path.
     pub fn unplug(&mut self, position: usize) -> Result<(), SimError> {
-        // Deferred firmware reactions belong to the network as it was.
-        self.settle();
         let p = self.esc_index(position)?;
         self.plugged[p] = false;
         self.refresh_links();
@@ -103,8 +101,6 @@ impl Network {
     /// Put the SubDevice at `position` back on the frame path; with `power_cycled` it lost
     /// power meanwhile and starts from power-up values.
     pub fn replug(&mut self, position: usize, power_cycled: bool) -> Result<(), SimError> {
-        // Deferred firmware reactions belong to the network as it was.
-        self.settle();
         let p = self.esc_index(position)?;
         if power_cycled {
             self.power_cycle(p)?;
@@ -121,8 +117,6 @@ impl Network {
 
     /// Power-cycle the SubDevice at `position` in place.
     pub fn power_cycle(&mut self, position: usize) -> Result<(), SimError> {
-        // Deferred firmware reactions belong to the network as it was.
-        self.settle();
         let p = self.esc_index(position)?;
         if let Some(e) = self.subdevice_mut(p) {
             e.power_up();

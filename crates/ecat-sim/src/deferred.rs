@@ -22,9 +22,10 @@ impl Network {
     /// same as without deferral. `ecat sim` uses it to send a frame back before the
     /// firmware work it caused and to do that work while it waits for the next frame, as a
     /// real ESC's firmware runs beside its frame processing. The caller settles before
-    /// looking at the ESCs (`subdevice`, `outputs`); the network's own changes (events,
-    /// `subdevice_mut`, `set_inputs`, plugging, cables, branches, the ring) settle first by
-    /// themselves. Turning it off settles.
+    /// looking at the ESCs (`subdevice`, `outputs`). The network's own changes settle first:
+    /// each reaches the ESCs through [`Network::subdevice_mut`], which settles (inputs,
+    /// plugging, power cycles, cables, branches and the ring through its port links, events
+    /// through frames). Turning it off settles.
     pub fn set_deferred_pdi(&mut self, on: bool) {
         if !on {
             self.settle();

@@ -488,6 +488,8 @@ impl Network {
 
     /// The ESC at `position`, writable.
     pub fn subdevice_mut(&mut self, position: usize) -> Option<&mut Esc> {
+        // Every change to an ESC from outside comes through here: deferred reactions belong
+        // to the network as it was, so they run first (see `crate::deferred`).
         self.settle();
         // Whatever the caller changes, the next frame recomputes the routes and runs the
         // PDI side (e.g. publishes inputs set through the test API).

@@ -65,8 +65,6 @@ impl Network {
     /// Close the line into a ring (`true`): port 1 of the last ESC is cabled to the backup
     /// port. Fails, saying why, if the network is not a line.
     pub fn set_ring(&mut self, closed: bool) -> Result<(), SimError> {
-        // Deferred firmware reactions belong to the network as it was.
-        self.settle();
         if closed {
             if let Some(k) =
                 (1..self.bus.len()).find(|&k| self.wiring[k].parent != Some((k - 1, 1)))
@@ -101,8 +99,6 @@ impl Network {
     /// Cut the cable between the ESCs at positions `a` and `b` (either order; one must hang
     /// on the other). Only one cable can be cut at a time: a new break heals the old one.
     pub fn break_cable(&mut self, a: usize, b: usize) -> Result<(), SimError> {
-        // Deferred firmware reactions belong to the network as it was.
-        self.settle();
         let child = self.cable_child(a, b)?;
         self.ring.cut = Some(child);
         self.ring_changed();
@@ -111,8 +107,6 @@ impl Network {
 
     /// Reconnect the cable between `a` and `b` (nothing happens if it is not cut).
     pub fn heal_cable(&mut self, a: usize, b: usize) -> Result<(), SimError> {
-        // Deferred firmware reactions belong to the network as it was.
-        self.settle();
         let child = self.cable_child(a, b)?;
         if self.ring.cut == Some(child) {
             self.ring.cut = None;

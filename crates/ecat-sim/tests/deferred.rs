@@ -51,8 +51,9 @@ type Change = (&'static str, fn(&mut Bus));
 
 #[test]
 fn the_networks_own_changes_settle_first() {
-    let changes: [Change; 4] = [
+    let changes: [Change; 5] = [
         ("unplug", |b| b.net.unplug(3).unwrap()),
+        ("disconnect", |b| b.net.disconnect(3).unwrap()),
         ("power cycle", |b| b.net.power_cycle(2).unwrap()),
         ("set inputs", |b| b.net.set_inputs(2, &[0xA5]).unwrap()),
         ("deferral off", |b| b.net.set_deferred_pdi(false)),

@@ -26,10 +26,12 @@
 //! OP ≤ 1.5 s at 1,000 (before about 3 s scan + 4 s DC setup).
 //! Each size runs in a child process of this example so that its memory is its own.
 //! Environment: `SCALE_ROUNDS` (rounds, default 5), `SCALE_CYCLES` (cycles per round),
-//! `SCALE_NO_DC=1` (without distributed clocks), `SCALE_DEFER=1` (see `later ns`), `SCALE_OUTPUTS=count` (every output byte
-//! changes every cycle, as `ecat run --profile counter` does; default: outputs stay zero), `SCALE_STAT=min` (the least of the rounds
-//! instead of the median, for comparing builds on a busy machine), `SCALE_DUMP=N` (describe the first N frames
-//! of the cyclic phase on stderr). CPU figures are thread CPU time, so they stay meaningful on
+//! `SCALE_NO_DC=1` (without distributed clocks), `SCALE_DEFER=1` (see `later ns`),
+//! `SCALE_OUTPUTS=count` (every output byte changes every cycle, as `ecat run --profile
+//! counter` does; default: outputs stay zero), `SCALE_PACED=1` (sleep to each 1 ms boundary
+//! as a real cycle does), `SCALE_STAT=min` (the least of the rounds instead of the median,
+//! for comparing builds on a busy machine), `SCALE_DUMP=N` (describe the first N frames of
+//! the cyclic phase on stderr). CPU figures are thread CPU time, so they stay meaningful on
 //! a loaded machine; the wall-clock columns (scan, DC, to OP) do not.
 
 use ecat::dc::setup::DcOptions;
@@ -269,17 +271,16 @@ fn measure(n: usize, rounds: usize, cycles: u64) -> Row {
     }
     // SCALE_STAT=min: the least of the rounds (a shared machine only ever adds time).
     let least = std::env::var("SCALE_STAT").is_ok_and(|v| v == "min");
-    let sim_ns = if least {
-        sim.iter().copied().fold(f64::MAX, f64::min)
-    } else {
-        median(&mut sim)
+    let pick = |v: &mut Vec<f64>| {
+        if least {
+            v.iter().copied().fold(f64::MAX, f64::min)
+        } else {
+            median(v)
+        }
     };
+    let sim_ns = pick(&mut sim);
+    let later_ns = pick(&mut later);
     let master_ns = (median(&mut whole) - sim_ns).max(0.0);
-    let later_ns = if least {
-        later.iter().copied().fold(f64::MAX, f64::min)
-    } else {
-        median(&mut later)
-    };
     Row {
         n,
         scan_ms,
