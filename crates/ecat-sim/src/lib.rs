@@ -63,10 +63,12 @@ mod netfile_esi;
 mod netfile_mbx;
 mod network;
 mod open;
+pub mod pipeline;
 pub mod replay;
 mod ring;
 mod rx_errors;
 pub mod sii_info;
+mod walk;
 
 pub use error::SimError;
 pub use esc::{Behaviour, BehaviourClone, DcClock, Esc, EscChip, FramePassage};

@@ -43,9 +43,10 @@ use crate::esc::route::{FrameIndex, Route};
 use crate::esc::{DcClock, Esc, FramePassage};
 use crate::faults::{DropReason, FaultEvent, Faults, FrameFate, Rng, Roll};
 use crate::ring::RingPort;
-use ecat_wire::datagram::Datagram;
+use crate::walk::{Pending, Walk};
 use ecat_wire::frame::{EcatFrame, EthernetFrame, ECAT_HEADER_LEN, ETHERTYPE_ETHERCAT};
 use ecat_wire::Error as WireError;
+use std::ops::Range;
 
 /// Frame statistics of a network.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -72,6 +73,36 @@ pub struct SimCounters {
     pub corrupted_delivered: u64,
     /// Returned frames marked to arrive twice.
     pub duplicated: u64,
+}
+
+/// How a validated frame starts its walk ([`Network::begin`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Start {
+    /// Offset of the EtherCAT header in the frame.
+    off: usize,
+    /// What the faults do to the frame.
+    roll: Roll,
+    /// Hop at which the frame is lost or corrupted (else the number of hops).
+    pub stop: usize,
+    /// PDI reactions wait (see `crate::deferred`).
+    pub defer: bool,
+    /// The frame entered on the ring's backup port.
+    backup: bool,
+}
+
+impl Start {
+    /// The walk of `frame`, sent at `now_ns`, before the first ESC.
+    pub(crate) fn walk<'a>(&self, frame: &'a mut [u8], index: &'a FrameIndex, now_ns: u64) -> Walk<'a> {
+        Walk {
+            frame,
+            index,
+            now_ns,
+            stop: self.stop,
+            defer: self.defer,
+            hop: 0,
+            passed_irq: 0,
+        }
+    }
 }
 
 /// One entry of the network (file order).
@@ -399,7 +430,7 @@ impl Network {
 
     /// Bring the passage times and the routes up to date with the plugging and with what
     /// was done to the ESCs from outside since the last frame.
-    fn refresh_caches(&mut self) {
+    pub(crate) fn refresh_caches(&mut self) {
         if self.rel_plugged != self.plugged || self.rel_passages.len() != self.bus.len() {
             let (mut live, mut rel) = (Vec::new(), std::mem::take(&mut self.rel_passages));
             self.passages_into(0, &mut live, &mut rel);
@@ -601,6 +632,30 @@ impl Network {
     }
 
     fn process_inner(&mut self, frame: &mut [u8], now_ns: u64, entry: RingPort) -> FrameFate {
+        let mut index = std::mem::take(&mut self.index_buf);
+        let fate = match self.begin(frame, now_ns, entry, &mut index) {
+            Err(fate) => fate,
+            Ok(start) => {
+                let mut walk = start.walk(frame, &index, now_ns);
+                self.walk_positions(&mut walk, 0..self.bus.len());
+                walk.finish();
+                self.end(frame, &start)
+            }
+        };
+        self.index_buf = index;
+        fate
+    }
+
+    /// What happens to a frame before any ESC sees it: events that are due, validation and
+    /// indexing into `index`, the ring's backup entry, the faults' roll. `Err` is the fate
+    /// of a frame that goes no further.
+    pub(crate) fn begin(
+        &mut self,
+        frame: &mut [u8],
+        now_ns: u64,
+        entry: RingPort,
+        index: &mut FrameIndex,
+    ) -> Result<Start, FrameFate> {
         self.counters.frames += 1;
         // Deferred PDI reactions only on a plain line without injected faults (see
         // `set_deferred_pdi`); events change the line, so they come after the reactions.
@@ -613,38 +668,33 @@ impl Network {
             self.settle();
         }
         self.run_events(now_ns);
-        let mut index = std::mem::take(&mut self.index_buf);
-        let (off, count) = match self.validate(frame, &mut index) {
+        let (off, count) = match self.validate(frame, index) {
             Ok(v) => v,
             Err(r) => {
-                self.index_buf = index;
                 if r == DropReason::Malformed {
                     if let Some(esc) = self.first_esc() {
                         esc.count_invalid_frame();
                     }
                 }
-                return self.count_drop(r);
+                return Err(self.count_drop(r));
             }
         };
         self.refresh_caches();
         let backup = entry == RingPort::Backup;
         if backup && !self.ring.closed {
-            self.index_buf = index;
-            return self.count_drop(DropReason::NoSubDevice);
+            return Err(self.count_drop(DropReason::NoSubDevice));
         }
-        if backup && !self.ring_enter_backup(&index, now_ns) {
+        if backup && !self.ring_enter_backup(index, now_ns) {
             // A closed ring forwards it untouched to the main port.
             self.ring_leave_backup();
-            self.index_buf = index;
-            return self.count_returned(frame, Roll::default());
+            return Err(self.count_returned(frame, Roll::default()));
         }
         let hops = self.rel_passages.iter().flatten().count();
         if hops == 0 {
             if backup {
                 self.ring_leave_backup();
             }
-            self.index_buf = index;
-            return self.count_drop(DropReason::NoSubDevice);
+            return Err(self.count_drop(DropReason::NoSubDevice));
         }
         self.counters.datagrams += count;
         let roll = if self.faults.active() {
@@ -653,96 +703,57 @@ impl Network {
             Roll::default()
         };
         let stop = roll.lost_at.or(roll.corrupt_at).unwrap_or(hops);
-        // ESCs no datagram concerns only OR their event request into the IRQ fields and
-        // count in the auto-increment addresses (see `esc::route`).
-        let mut passed_irq = 0u16;
-        let mut hop = 0;
-        for k in 0..self.bus.len() {
+        Ok(Start {
+            off,
+            roll,
+            stop,
+            defer,
+            backup,
+        })
+    }
+
+    /// Why this network cannot run on two threads (`crate::pipeline`), if it cannot: the
+    /// ring, faults and events act on the whole line at once.
+    pub(crate) fn why_not_pipelined(&self) -> Option<String> {
+        if self.ring.closed || self.ring.cut.is_some() {
+            Some("the network is a ring".into())
+        } else if self.faults.active() {
+            Some("the network injects faults".into())
+        } else if !self.events.is_empty() {
+            Some("the network has scheduled events".into())
+        } else {
+            None
+        }
+    }
+
+    /// Take `walk` past the ESCs at bus positions `positions` (those on the frame path).
+    /// ESCs no datagram concerns only OR their event request into the IRQ fields and count
+    /// in the auto-increment addresses (see `esc::route`).
+    pub(crate) fn walk_positions(&mut self, walk: &mut Walk<'_>, positions: Range<usize>) {
+        for k in positions {
             let Some(rel) = self.rel_passages[k] else {
                 continue;
             };
-            hop += 1;
-            let hop = hop - 1;
-            let route = &mut self.routes[k];
-            if hop < stop && now_ns < route.due && !index.concerns(route, hop) {
-                // Passes untouched (also before its firmware reacted to an earlier frame,
-                // in deferred mode): decided from the route alone, without loading the ESC.
-                passed_irq |= route.irq;
-                continue;
-            }
-            let i = self.bus[k];
-            let Some(esc) = self.nodes[i].esc.as_mut() else {
-                continue;
-            };
-            if hop >= stop {
-                esc.tick(now_ns);
-                *route = esc.route();
-                continue;
-            }
-            if let Some(t) = self.pdi_late[k] {
-                // The reaction comes first, at the time of the frame that caused it.
-                self.pdi_late[k] = None;
-                self.pdi_late_count -= 1;
-                esc.pdi_after_frame(t);
-                esc.refresh_route(route);
-            }
-            if !index.concerns(route, hop) {
-                if now_ns >= route.due {
-                    esc.tick(now_ns);
-                    *route = esc.route();
-                }
-                passed_irq |= route.irq;
-                continue;
-            }
-            std::hint::black_box(esc.warm());
-            if now_ns >= route.due {
-                esc.tick(now_ns);
-            } else {
-                esc.set_now(now_ns);
-            }
-            index.set_adp(frame, hop);
-            // The SYNC unit and the 0x0910 snapshot follow the frames that reach the DC
-            // registers (pulses between run when it next does, or on `advance_to`).
-            if index
-                .dgs
-                .iter()
-                .any(|d| route.concerns(d, hop) && route.dc_relevant(d))
-            {
-                esc.dc_frame(rel.shifted(now_ns));
-            }
-            for d in &index.dgs {
-                if !route.concerns(d, hop) {
-                    // Passes without effect: only the event request is ORed in.
-                    index.or_irq_one(frame, d, esc.irq());
-                    continue;
-                }
-                if let Ok(mut dg) = Datagram::new_checked(&mut frame[d.at..d.at + d.total]) {
-                    esc.process_datagram(&mut dg);
-                }
-            }
-            // Addressing, FMMUs and timers change only with what also wakes the PDI side.
-            let reroute = esc.pdi_pending();
-            if reroute && defer {
-                // Registers the frame wrote may move the route now; the reaction later.
-                esc.refresh_route(route);
-                self.pdi_late[k] = Some(now_ns);
-                self.pdi_late_count += 1;
-                continue;
-            }
-            esc.pdi_after_frame(now_ns);
-            if reroute {
-                esc.refresh_route(route);
-            } else {
-                route.irq = esc.irq();
-            }
+            walk.step(
+                &mut self.nodes[self.bus[k]].esc,
+                &mut self.routes[k],
+                rel,
+                Pending {
+                    at: &mut self.pdi_late[k],
+                    count: &mut self.pdi_late_count,
+                },
+            );
         }
+    }
+
+    /// What happens to a frame after the last ESC: the ring's backup exit, loss or
+    /// corruption by faults, the count of returned frames.
+    fn end(&mut self, frame: &mut [u8], start: &Start) -> FrameFate {
+        let roll = start.roll;
         if let Some(at) = roll.corrupt_at {
             self.count_rx_errors(at);
         }
-        index.set_adp(frame, stop.min(hop));
-        index.or_irq(frame, passed_irq);
-        self.index_buf = index;
-        if backup {
+        if start.backup {
             self.ring_leave_backup();
         }
         if roll.lost_at.is_some() {
@@ -752,6 +763,7 @@ impl Network {
             if !self.faults.deliver_corrupted {
                 return self.count_drop(DropReason::Corrupted);
             }
+            let off = start.off;
             let bits = (frame.len() - off) as u64 * 8;
             let b = off as u64 * 8 + roll.flip % bits.max(1);
             if let Some(byte) = frame.get_mut((b / 8) as usize) {

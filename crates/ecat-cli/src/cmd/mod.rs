@@ -21,6 +21,7 @@ pub mod sii;
 pub mod sii_build;
 pub mod sii_write;
 pub mod sim;
+mod sim_pipeline;
 pub mod slaves;
 pub mod states;
 pub mod tap;

@@ -129,6 +129,26 @@ impl RawSocket {
         })
     }
 
+    /// A second handle on the same socket (a duplicated descriptor), for a thread that only
+    /// sends while another one receives (`ecat sim --threads 2`). Its counters start at zero.
+    pub fn try_clone(&self) -> Result<RawSocket> {
+        let fd = self.fd.try_clone().map_err(|source| Error::Io {
+            op: "duplicating the raw socket",
+            iface: self.ifname.clone(),
+            source,
+        })?;
+        Ok(RawSocket {
+            fd,
+            name: self.name.clone(),
+            ifname: self.ifname.clone(),
+            mac: self.mac,
+            mode: self.mode,
+            counters: LinkCounters::default(),
+            ethertype: self.ethertype,
+            kernel_drops: 0,
+        })
+    }
+
     /// Ask for a socket receive buffer of `bytes` (SO_RCVBUFFORCE when privileged, else
     /// SO_RCVBUF up to the system's limit), so a stall of the reader turns into late frames,
     /// not dropped ones. Returns the size the kernel granted (it doubles the request for its

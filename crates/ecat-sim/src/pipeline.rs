@@ -1,0 +1,368 @@
+//! Two threads along one line: the first half of the ESCs on the caller's thread, the second
+//! half on a worker, as real ESCs work on different frames at the same time.
+//!
+//! Design: a frame's walk ([`crate::walk`]) can stop after any ESC and go on elsewhere. The
+//! pipeline takes the ESCs from bus position `split` on out of the network into a segment that
+//! a worker thread owns; the caller's thread keeps the network with the ESCs before `split`.
+//! [`Pipeline::process`] validates a frame, walks it past the first half and hands it (with its
+//! index and walk state, in a job from a fixed pool) to the worker, which walks it past the
+//! second half, finishes it and sends it back through the caller's `send`. So while the
+//! worker runs the second half of frame N, the caller already runs the first half of frame
+//! N+1: on a long line the frames of one cycle come back after about half the work, and the
+//! simulator keeps up with about twice the frame rate. Every ESC is owned by exactly one
+//! thread and sees the frames in order, with the same times as on one thread; each thread
+//! settles its own deferred PDI reactions when it has no frame waiting (both run deferred,
+//! see `crate::deferred`), so a frame returns exactly what it returns on one thread apart from
+//! IRQ fields, as with the deferral alone.
+//!
+//! Only a plain line runs pipelined: no ring, no injected faults, no scheduled events (those
+//! act on the whole line at once); [`Pipeline::start`] says why otherwise and gives the network
+//! back. [`Pipeline::stop`] joins the worker and puts the ESCs back. The jobs travel over
+//! bounded channels whose slots exist from the start, so processing a frame allocates nothing.
+
+use crate::esc::route::{FrameIndex, Route};
+use crate::esc::{Esc, FramePassage};
+use crate::faults::FrameFate;
+use crate::walk::{Pending, Walk};
+use crate::{Network, RingPort};
+use ecat_wire::frame::EthernetFrame;
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TryRecvError};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// Frames that can be on their way through the worker at once; beyond that the caller waits
+/// for the worker (the socket's buffer holds the rest).
+const JOBS: usize = 64;
+
+/// How long a spinning worker polls for the next frame before it sleeps on the channel.
+const SPIN: Duration = Duration::from_micros(200);
+
+/// Sends a finished frame back to the MainDevice (from the worker thread).
+pub type SendFn = Box<dyn FnMut(&[u8]) -> std::io::Result<()> + Send>;
+
+/// One frame on its way from the first half to the second.
+#[derive(Default)]
+struct Job {
+    frame: Vec<u8>,
+    index: FrameIndex,
+    now_ns: u64,
+    stop: usize,
+    defer: bool,
+    hop: usize,
+    passed_irq: u16,
+}
+
+/// The ESCs from bus position `split` on, owned by the worker.
+struct Segment {
+    escs: Vec<Option<Esc>>,
+    routes: Vec<Route>,
+    rel: Vec<Option<FramePassage>>,
+    pending: Vec<Option<u64>>,
+    pending_count: usize,
+    send: SendFn,
+    spin: bool,
+    sent: u64,
+    send_errors: u64,
+    first_send_error: Option<String>,
+}
+
+/// What the worker reports when it is stopped.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PipelineReport {
+    /// Frames the worker sent back.
+    pub sent: u64,
+    /// Frames whose sending failed.
+    pub send_errors: u64,
+    /// The first failure, as text.
+    pub first_send_error: Option<String>,
+    /// Bus position of the first ESC the worker ran.
+    pub split: usize,
+}
+
+/// A network run on two threads (see the module note).
+pub struct Pipeline {
+    net: Network,
+    split: usize,
+    jobs: SyncSender<Job>,
+    free: Receiver<Job>,
+    worker: Option<JoinHandle<Option<Segment>>>,
+    /// A job that did not go to the worker (its frame was dropped), used next.
+    spare: Option<Job>,
+}
+
+impl Pipeline {
+    /// Split `net` at bus position `split` (`None`: half-way) and start the worker; `send`
+    /// sends finished frames back, `spin` makes the worker poll for frames instead of
+    /// sleeping (see `ecat sim --spin`). Deferred PDI reactions are switched on. A network
+    /// that cannot run pipelined comes back with the reason.
+    pub fn start(
+        mut net: Network,
+        split: Option<usize>,
+        send: SendFn,
+        spin: bool,
+    ) -> Result<Pipeline, (Network, String)> {
+        if let Some(why) = net.why_not_pipelined() {
+            return Err((net, why));
+        }
+        let n = net.bus.len();
+        if n < 2 {
+            return Err((net, format!("{n} ESC on the line: nothing to split")));
+        }
+        let split = split.unwrap_or(n / 2);
+        if split == 0 || split >= n {
+            return Err((
+                net,
+                format!("split at position {split}: give a position from 1 to {}", n - 1),
+            ));
+        }
+        net.set_deferred_pdi(true);
+        net.settle();
+        net.refresh_caches();
+        let mut seg = Segment {
+            escs: Vec::with_capacity(n - split),
+            routes: net.routes[split..].to_vec(),
+            rel: net.rel_passages[split..].to_vec(),
+            pending: vec![None; n - split],
+            pending_count: 0,
+            send,
+            spin,
+            sent: 0,
+            send_errors: 0,
+            first_send_error: None,
+        };
+        for k in split..n {
+            let i = net.bus[k];
+            seg.escs.push(net.nodes[i].esc.take());
+        }
+        let (jobs, jobs_rx) = sync_channel::<Job>(JOBS);
+        let (free_tx, free) = sync_channel::<Job>(JOBS);
+        for _ in 0..JOBS {
+            // Cannot fail: the channel has room for every job and its receiver is alive.
+            let _ = free_tx.send(Job::default());
+        }
+        // The segment goes to the worker once it runs, so that it is still here if the
+        // thread cannot be started.
+        let (seg_tx, seg_rx) = sync_channel::<Segment>(1);
+        let worker = std::thread::Builder::new()
+            .name("ecat-sim-back".into())
+            .spawn(move || {
+                let mut seg = seg_rx.recv().ok()?;
+                seg.run(jobs_rx, free_tx);
+                Some(seg)
+            });
+        let worker = match worker {
+            Ok(w) => w,
+            Err(e) => {
+                put_back(&mut net, split, seg);
+                return Err((net, format!("cannot start a second thread: {e}")));
+            }
+        };
+        if let Err(e) = seg_tx.send(seg) {
+            // Only if the new thread died before receiving: take the segment back.
+            put_back(&mut net, split, e.0);
+            return Err((net, "the second thread ended at once".into()));
+        }
+        Ok(Pipeline {
+            net,
+            split,
+            jobs,
+            free,
+            worker: Some(worker),
+            spare: None,
+        })
+    }
+
+    /// Bus position of the first ESC the worker runs.
+    pub fn split(&self) -> usize {
+        self.split
+    }
+
+    /// Process `frame`, received at network time `now_ns`: the first half now, the second
+    /// on the worker, which sends it back. Returns what happens to it: dropped frames never
+    /// reach the worker; `Returned` means the worker will send it.
+    pub fn process(&mut self, frame: &[u8], now_ns: u64) -> FrameFate {
+        let job = match self.spare.take() {
+            Some(j) => Some(j),
+            None => self.free.recv().ok(),
+        };
+        let Some(mut job) = job else {
+            return self.worker_gone();
+        };
+        job.frame.clear();
+        job.frame.extend_from_slice(frame);
+        let start = match self
+            .net
+            .begin(&mut job.frame, now_ns, RingPort::Main, &mut job.index)
+        {
+            Ok(s) => s,
+            Err(fate) => {
+                self.spare = Some(job);
+                return fate;
+            }
+        };
+        let mut walk = start.walk(&mut job.frame, &job.index, now_ns);
+        self.net.walk_positions(&mut walk, 0..self.split);
+        let (hop, passed_irq) = (walk.hop, walk.passed_irq);
+        job.now_ns = now_ns;
+        job.stop = start.stop;
+        job.defer = start.defer;
+        job.hop = hop;
+        job.passed_irq = passed_irq;
+        self.net.counters.returned += 1;
+        if self.jobs.send(job).is_err() {
+            return self.worker_gone();
+        }
+        FrameFate::Returned {
+            delay_ns: 0,
+            duplicate: false,
+        }
+    }
+
+    /// The worker ended (it can only have panicked): the frame cannot be finished.
+    fn worker_gone(&mut self) -> FrameFate {
+        FrameFate::Dropped(crate::DropReason::NoSubDevice)
+    }
+
+    /// Run the first half's pending PDI reactions (the worker settles its own when idle);
+    /// returns how many ran.
+    pub fn settle(&mut self) -> usize {
+        self.net.settle()
+    }
+
+    /// Stop the worker after the frames handed to it, put its ESCs back and return the whole
+    /// network (settled) with the worker's report.
+    pub fn stop(mut self) -> (Network, PipelineReport) {
+        let worker = self.worker.take();
+        // Closing the job channel ends the worker's loop once it has run every job.
+        let Pipeline {
+            mut net,
+            split,
+            jobs,
+            free,
+            ..
+        } = self;
+        drop(jobs);
+        drop(free);
+        let mut report = PipelineReport {
+            split,
+            ..PipelineReport::default()
+        };
+        let seg = match worker.map(JoinHandle::join) {
+            Some(Ok(Some(seg))) => seg,
+            // The worker panicked (a bug in the ESC model): its ESCs went down with it.
+            _ => panic!("the simulator's second thread failed; its half of the line is lost"),
+        };
+        let (sent, send_errors, first_send_error) =
+            (seg.sent, seg.send_errors, seg.first_send_error.clone());
+        put_back(&mut net, split, seg);
+        report.sent = sent;
+        report.send_errors = send_errors;
+        report.first_send_error = first_send_error;
+        (net, report)
+    }
+}
+
+/// Put a segment's ESCs, routes and pending reactions back into the network it came from
+/// and settle.
+fn put_back(net: &mut Network, split: usize, seg: Segment) {
+    for (j, esc) in seg.escs.into_iter().enumerate() {
+        let k = split + j;
+        let i = net.bus[k];
+        net.nodes[i].esc = esc;
+        net.routes[k] = seg.routes[j];
+        net.pdi_late[k] = seg.pending[j];
+    }
+    net.pdi_late_count += seg.pending_count;
+    net.settle();
+}
+impl Segment {
+    /// The worker: run each job's second half, send it, return the job; settle when idle.
+    fn run(&mut self, jobs: Receiver<Job>, free: SyncSender<Job>) {
+        loop {
+            let mut job = match jobs.try_recv() {
+                Ok(j) => j,
+                Err(TryRecvError::Disconnected) => break,
+                Err(TryRecvError::Empty) => {
+                    self.settle();
+                    match self.wait(&jobs) {
+                        Some(j) => j,
+                        None => break,
+                    }
+                }
+            };
+            self.walk(&mut job);
+            match (self.send)(&job.frame) {
+                Ok(()) => self.sent += 1,
+                Err(e) => {
+                    self.send_errors += 1;
+                    self.first_send_error.get_or_insert_with(|| e.to_string());
+                }
+            }
+            // The caller may be gone already (stopping): then the job is not needed.
+            let _ = free.send(job);
+        }
+        self.settle();
+    }
+
+    /// The next job, polling first when spinning; `None` once the caller closed the channel.
+    fn wait(&self, jobs: &Receiver<Job>) -> Option<Job> {
+        if self.spin {
+            let until = Instant::now() + SPIN;
+            while Instant::now() < until {
+                match jobs.try_recv() {
+                    Ok(j) => return Some(j),
+                    Err(TryRecvError::Disconnected) => return None,
+                    Err(TryRecvError::Empty) => std::hint::spin_loop(),
+                }
+            }
+        }
+        jobs.recv().ok()
+    }
+
+    /// Walk the job's frame past this segment's ESCs and finish it.
+    fn walk(&mut self, job: &mut Job) {
+        let mut walk = Walk {
+            frame: &mut job.frame,
+            index: &job.index,
+            now_ns: job.now_ns,
+            stop: job.stop,
+            defer: job.defer,
+            hop: job.hop,
+            passed_irq: job.passed_irq,
+        };
+        for j in 0..self.escs.len() {
+            let Some(rel) = self.rel[j] else {
+                continue;
+            };
+            walk.step(
+                &mut self.escs[j],
+                &mut self.routes[j],
+                rel,
+                Pending {
+                    at: &mut self.pending[j],
+                    count: &mut self.pending_count,
+                },
+            );
+        }
+        walk.finish();
+        if let Ok(mut eth) = EthernetFrame::new_checked(&mut job.frame[..]) {
+            eth.mark_returned();
+        }
+    }
+
+    /// Run this segment's pending PDI reactions.
+    fn settle(&mut self) {
+        if self.pending_count == 0 {
+            return;
+        }
+        for j in 0..self.pending.len() {
+            if let Some(t) = self.pending[j].take() {
+                if let Some(esc) = self.escs[j].as_mut() {
+                    esc.pdi_after_frame(t);
+                    esc.refresh_route(&mut self.routes[j]);
+                }
+            }
+        }
+        self.pending_count = 0;
+    }
+}
