@@ -8,6 +8,12 @@
 //! return or drop the same frames, and at the end the devices' outputs and inputs must be the
 //! same. The test also checks that reactions really were deferred, so that it compares
 //! something.
+//!
+//! A third copy runs on two threads (`ecat_sim::pipeline`, `ecat sim --threads 2`): the
+//! second half of the line on a worker that sends the frames back through a channel, while
+//! the first half already processes the next frame. Its frames must equal the plain copy's
+//! in the same way, and when it stops (the worker's ESCs back in the network) its devices
+//! must be where the plain copy's are.
 
 use ecat::clock::VirtualTime;
 use ecat::dc::setup::DcOptions;
@@ -16,11 +22,13 @@ use ecat::error::Result;
 use ecat::link::{Link, LinkCounters};
 use ecat::runtime::Activation;
 use ecat::MainDevice;
+use ecat_sim::pipeline::Pipeline;
 use ecat_sim::Network;
 use ecat_wire::al::AlState;
 use std::collections::VecDeque;
+use std::sync::mpsc::{channel, Receiver};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 const MS: u64 = 1_000_000;
 
@@ -35,12 +43,25 @@ struct Tally {
     /// Times the devices' outputs, inputs or AL status differed after settling.
     state_mismatches: u64,
     first_state_mismatch: Option<String>,
+    /// Frames the pipelined copy answered and that were compared.
+    pipe_compared: u64,
+    pipe_mismatches: u64,
+    first_pipe_mismatch: Option<String>,
+}
+
+/// The copy on two threads: the pipeline, the frames its worker sent back, and the plain
+/// copy's answers (IRQ masked) still to be compared with them, in order.
+struct Piped {
+    pipe: Pipeline,
+    back: Receiver<Vec<u8>>,
+    expect: VecDeque<(u64, Vec<u8>)>,
 }
 
 /// Both copies of the network behind one link.
 struct Twin {
     plain: Network,
     deferred: Network,
+    piped: Arc<Mutex<Option<Piped>>>,
     vt: VirtualTime,
     queue: VecDeque<Vec<u8>>,
     counters: LinkCounters,
@@ -84,6 +105,18 @@ impl Link for Twin {
                 ));
             }
         }
+        if let Some(p) = self.piped.lock().unwrap().as_mut() {
+            let fc = p.pipe.process(frame, now);
+            if fc.returned() != fa.returned() {
+                t.pipe_mismatches += 1;
+                let no = t.compared;
+                t.first_pipe_mismatch.get_or_insert_with(|| {
+                    format!("frame {no} at {now} ns: plain {fa:?}, pipelined {fc:?}")
+                });
+            } else if fa.returned() {
+                p.expect.push_back((t.compared, a.clone()));
+            }
+        }
         if fa.returned() {
             self.queue.push_back(back);
         }
@@ -95,6 +128,28 @@ impl Link for Twin {
         let n = self.deferred.settle() as u64;
         let mut t = self.tally.lock().unwrap();
         t.settled += n;
+        if let Some(p) = self.piped.lock().unwrap().as_mut() {
+            // The worker's frames, in order, against the plain copy's.
+            while let Some((no, want)) = p.expect.pop_front() {
+                let got = p.back.recv_timeout(Duration::from_secs(10));
+                let Ok(mut got) = got else {
+                    t.pipe_mismatches += 1;
+                    t.first_pipe_mismatch
+                        .get_or_insert_with(|| format!("frame {no}: the worker sent nothing"));
+                    break;
+                };
+                mask_irq(&mut got);
+                t.pipe_compared += 1;
+                if got != want {
+                    t.pipe_mismatches += 1;
+                    let at = got.iter().zip(&want).position(|(x, y)| x != y);
+                    t.first_pipe_mismatch.get_or_insert_with(|| {
+                        format!("frame {no}: first byte differing from the plain copy's: {at:?}")
+                    });
+                }
+            }
+            p.pipe.settle();
+        }
         // Settled, the devices are where the plain copy's are.
         for k in 0..self.plain.esc_count() {
             let (Some(a), Some(b)) = (self.plain.subdevice(k), self.deferred.subdevice(k)) else {
@@ -153,14 +208,38 @@ impl Link for Twin {
 /// Run `net` through scan, `mailbox` work in PREOP, DC setup when it has DC, OP and
 /// `cycles` cycles with counting outputs; returns what the twin link saw.
 fn run(net: &str, cycles: u64, mailbox: impl FnOnce(&mut MainDevice)) -> Tally {
+    run_split(net, None, cycles, mailbox)
+}
+
+/// [`run`] with the pipelined copy split at bus position `split` (`None`: half-way).
+fn run_split(
+    net: &str,
+    split: Option<usize>,
+    cycles: u64,
+    mailbox: impl FnOnce(&mut MainDevice),
+) -> Tally {
     let vt = VirtualTime::new();
     vt.advance(1_000_000_000);
     let mut deferred = Network::open(net).unwrap();
     deferred.set_deferred_pdi(true);
     let tally = Arc::new(Mutex::new(Tally::default()));
+    let (tx, back) = channel();
+    let send: ecat_sim::pipeline::SendFn = Box::new(move |f: &[u8]| {
+        tx.send(f.to_vec()).map_err(|_| std::io::Error::other("test ended"))
+    });
+    let pipe = match Pipeline::start(Network::open(net).unwrap(), split, send, false) {
+        Ok(p) => p,
+        Err((_, why)) => panic!("{net} cannot run pipelined: {why}"),
+    };
+    let piped = Arc::new(Mutex::new(Some(Piped {
+        pipe,
+        back,
+        expect: VecDeque::new(),
+    })));
     let twin = Twin {
         plain: Network::open(net).unwrap(),
         deferred,
+        piped: piped.clone(),
         vt: vt.clone(),
         queue: VecDeque::new(),
         counters: LinkCounters::default(),
@@ -207,7 +286,22 @@ fn run(net: &str, cycles: u64, mailbox: impl FnOnce(&mut MainDevice)) -> Tally {
             .all(|d| d.state() == ecat::domain::DomainState::Complete),
         "{net}: the process data is complete in OP"
     );
-    let t = std::mem::take(&mut *tally.lock().unwrap());
+    // Stop the pipelined copy: the worker's ESCs go back; its devices must be where the
+    // plain copy's are.
+    let stopped = piped.lock().unwrap().take().unwrap();
+    let (whole, report) = stopped.pipe.stop();
+    assert_eq!(report.send_errors, 0, "{net}: the worker could not send");
+    let mut t = std::mem::take(&mut *tally.lock().unwrap());
+    let plain = rt.link_mut().sim_network().unwrap();
+    for k in 0..plain.esc_count() {
+        let (a, b) = (plain.subdevice(k).unwrap(), whole.subdevice(k).unwrap());
+        if a.outputs() != b.outputs() || a.inputs() != b.inputs() || a.al_status() != b.al_status()
+        {
+            t.pipe_mismatches += 1;
+            t.first_pipe_mismatch
+                .get_or_insert_with(|| format!("SubDevice {k} differs after stopping"));
+        }
+    }
     t
 }
 
@@ -232,6 +326,20 @@ fn check(net: &str, t: &Tally) {
     assert!(
         t.settled > 100,
         "{net}: hardly any PDI reaction was deferred, so nothing was compared"
+    );
+    println!(
+        "{net}: pipelined: {} frames compared, {} mismatches",
+        t.pipe_compared, t.pipe_mismatches
+    );
+    assert_eq!(
+        t.pipe_mismatches,
+        0,
+        "{net}: the pipelined copy answered differently: {}",
+        t.first_pipe_mismatch.as_deref().unwrap_or("")
+    );
+    assert!(
+        t.pipe_compared > 1000,
+        "{net}: too few pipelined frames compared"
     );
 }
 
@@ -263,4 +371,10 @@ fn mailbox_protocols_answer_the_same_deferred() {
 fn the_dc_network_answers_the_same_deferred() {
     let t = run("dc8", 2_000, |_| {});
     check("dc8", &t);
+}
+
+#[test]
+fn a_pipeline_split_after_the_first_subdevice_answers_the_same() {
+    let t = run_split("io20", Some(1), 1_000, |_| {});
+    check("io20 split at 1", &t);
 }
