@@ -71,6 +71,40 @@ def test_tshark_decodes_our_frames(ecat, veth, ecat_sim, tshark, tmp_path):
     assert rep.ecat_problems() == [], rep.summary()
 
 
+def test_sim_on_two_threads_serves_the_same_network_in_op(ecat, veth, ecat_sim, tmp_path):
+    """`ecat sim --threads 2` runs the second half of the line on a second thread; a
+    MainDevice over the veth pair sees the same SubDevices as in-process, brings them to OP
+    and cycles with complete process data, and the simulator says how it split the line."""
+    sim = ecat_sim("io20", extra=["--threads", "2"])
+    assert "ecat sim: two threads, SubDevices 0-9 on this one, 10-19 on the second" in sim.lines, sim.lines
+    via_sim = run([ecat, "slaves", "--json", "-i", "sim:io20"])
+    via_veth = run([ecat, "slaves", "--json", "-i", veth.host_if])
+    assert via_veth.returncode == 0, describe(via_veth) + "\nsim stderr:\n" + sim.stderr_text()
+    assert _stable(json.loads(via_sim.stdout)) == _stable(json.loads(via_veth.stdout))
+    j = tmp_path / "run.json"
+    p = run([ecat, "run", "-i", veth.host_if, "--cycle", "1ms", "--duration", "3s", "--json", j], timeout=90)
+    assert p.returncode == 0, describe(p) + "\nsim stderr:\n" + sim.stderr_text()
+    _no_panic(p)
+    assert re.search(r"^all 20 SubDevices in OP", p.stdout, re.M), p.stdout
+    fig = json.loads(j.read_text())
+    f = fig["frames"]
+    print(json.dumps({k: fig[k] for k in ("cycles", "domain_incomplete_cycles", "frames")}))
+    assert fig["cycles"] > 2000, fig["cycles"]
+    # As over one thread: only frames that came back late may leave a cycle incomplete.
+    assert f["lost"] - f["late"] - f["duplicated"] <= 0, f
+    assert fig["domain_incomplete_cycles"] <= f["late"] + f["duplicated"], fig
+    sim.stop()
+    tail = sim.drain_lines()
+    assert any("frames answered, 0 dropped" in line for line in tail), tail
+
+
+def test_sim_refuses_two_threads_with_a_backup_port(ecat):
+    p = run([ecat, "sim", "-i", "lo", "-n", "ring8", "--backup", "lo2", "--threads", "2"])
+    assert p.returncode != 0
+    _no_panic(p)
+    assert "--threads" in p.stderr and "--backup" in p.stderr, describe(p)
+
+
 # --------------------------------------------------------------------------
 # Bad input (no root needed)
 # --------------------------------------------------------------------------

@@ -92,7 +92,12 @@ pub(crate) struct Start {
 
 impl Start {
     /// The walk of `frame`, sent at `now_ns`, before the first ESC.
-    pub(crate) fn walk<'a>(&self, frame: &'a mut [u8], index: &'a FrameIndex, now_ns: u64) -> Walk<'a> {
+    pub(crate) fn walk<'a>(
+        &self,
+        frame: &'a mut [u8],
+        index: &'a FrameIndex,
+        now_ns: u64,
+    ) -> Walk<'a> {
         Walk {
             frame,
             index,

@@ -26,7 +26,9 @@ use crate::faults::FrameFate;
 use crate::walk::{Pending, Walk};
 use crate::{Network, RingPort};
 use ecat_wire::frame::EthernetFrame;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TryRecvError};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -34,8 +36,13 @@ use std::time::{Duration, Instant};
 /// for the worker (the socket's buffer holds the rest).
 const JOBS: usize = 64;
 
-/// How long a spinning worker polls for the next frame before it sleeps on the channel.
-const SPIN: Duration = Duration::from_micros(200);
+/// How long the worker stays awake, polling for the next frame, after a frame or a heads-up
+/// from the caller: waking a sleeping thread costs tens to hundreds of microseconds on a
+/// virtual machine, more than the first half of a frame takes to run.
+const AWAKE: Duration = Duration::from_micros(250);
+
+/// The longest the worker sleeps without a heads-up (it then checks the channel again).
+const NAP: Duration = Duration::from_millis(50);
 
 /// Sends a finished frame back to the MainDevice (from the worker thread).
 pub type SendFn = Box<dyn FnMut(&[u8]) -> std::io::Result<()> + Send>;
@@ -60,7 +67,6 @@ struct Segment {
     pending: Vec<Option<u64>>,
     pending_count: usize,
     send: SendFn,
-    spin: bool,
     sent: u64,
     send_errors: u64,
     first_send_error: Option<String>,
@@ -79,6 +85,24 @@ pub struct PipelineReport {
     pub split: usize,
 }
 
+/// A network [`Pipeline::start`] did not split: the network, given back whole, and why.
+#[derive(Debug)]
+pub struct NotSplit {
+    /// The network, unchanged.
+    pub network: Box<Network>,
+    /// Why it was not split, as one sentence fragment ("the network is a ring").
+    pub reason: String,
+}
+
+impl NotSplit {
+    fn new(network: Network, reason: impl Into<String>) -> NotSplit {
+        NotSplit {
+            network: Box::new(network),
+            reason: reason.into(),
+        }
+    }
+}
+
 /// A network run on two threads (see the module note).
 pub struct Pipeline {
     net: Network,
@@ -86,34 +110,38 @@ pub struct Pipeline {
     jobs: SyncSender<Job>,
     free: Receiver<Job>,
     worker: Option<JoinHandle<Option<Segment>>>,
+    /// Set with each heads-up (see [`Pipeline::process`]).
+    kick: Arc<AtomicBool>,
     /// A job that did not go to the worker (its frame was dropped), used next.
     spare: Option<Job>,
 }
 
 impl Pipeline {
     /// Split `net` at bus position `split` (`None`: half-way) and start the worker; `send`
-    /// sends finished frames back, `spin` makes the worker poll for frames instead of
-    /// sleeping (see `ecat sim --spin`). Deferred PDI reactions are switched on. A network
-    /// that cannot run pipelined comes back with the reason.
+    /// sends finished frames back. Deferred PDI reactions are switched on. A network that
+    /// cannot run pipelined comes back with the reason.
     pub fn start(
         mut net: Network,
         split: Option<usize>,
         send: SendFn,
-        spin: bool,
-    ) -> Result<Pipeline, (Network, String)> {
+    ) -> Result<Pipeline, NotSplit> {
         if let Some(why) = net.why_not_pipelined() {
-            return Err((net, why));
+            return Err(NotSplit::new(net, why));
         }
         let n = net.bus.len();
         if n < 2 {
-            return Err((net, format!("{n} ESC on the line: nothing to split")));
+            return Err(NotSplit::new(
+                net,
+                format!("{n} ESC on the line: nothing to split"),
+            ));
         }
         let split = split.unwrap_or(n / 2);
         if split == 0 || split >= n {
-            return Err((
-                net,
-                format!("split at position {split}: give a position from 1 to {}", n - 1),
-            ));
+            let why = format!(
+                "split at position {split}: give a position from 1 to {}",
+                n - 1
+            );
+            return Err(NotSplit::new(net, why));
         }
         net.set_deferred_pdi(true);
         net.settle();
@@ -125,7 +153,6 @@ impl Pipeline {
             pending: vec![None; n - split],
             pending_count: 0,
             send,
-            spin,
             sent: 0,
             send_errors: 0,
             first_send_error: None,
@@ -143,24 +170,29 @@ impl Pipeline {
         // The segment goes to the worker once it runs, so that it is still here if the
         // thread cannot be started.
         let (seg_tx, seg_rx) = sync_channel::<Segment>(1);
+        let kick = Arc::new(AtomicBool::new(false));
+        let kicked = kick.clone();
         let worker = std::thread::Builder::new()
             .name("ecat-sim-back".into())
             .spawn(move || {
                 let mut seg = seg_rx.recv().ok()?;
-                seg.run(jobs_rx, free_tx);
+                seg.run(jobs_rx, free_tx, &kicked);
                 Some(seg)
             });
         let worker = match worker {
             Ok(w) => w,
             Err(e) => {
                 put_back(&mut net, split, seg);
-                return Err((net, format!("cannot start a second thread: {e}")));
+                return Err(NotSplit::new(
+                    net,
+                    format!("cannot start a second thread: {e}"),
+                ));
             }
         };
         if let Err(e) = seg_tx.send(seg) {
             // Only if the new thread died before receiving: take the segment back.
             put_back(&mut net, split, e.0);
-            return Err((net, "the second thread ended at once".into()));
+            return Err(NotSplit::new(net, "the second thread ended at once"));
         }
         Ok(Pipeline {
             net,
@@ -168,6 +200,7 @@ impl Pipeline {
             jobs,
             free,
             worker: Some(worker),
+            kick,
             spare: None,
         })
     }
@@ -179,8 +212,10 @@ impl Pipeline {
 
     /// Process `frame`, received at network time `now_ns`: the first half now, the second
     /// on the worker, which sends it back. Returns what happens to it: dropped frames never
-    /// reach the worker; `Returned` means the worker will send it.
+    /// reach the worker; `Returned` means the worker will send it. The worker gets a
+    /// heads-up first, so that it is awake when the first half is done.
     pub fn process(&mut self, frame: &[u8], now_ns: u64) -> FrameFate {
+        self.wake_worker();
         let job = match self.spare.take() {
             Some(j) => Some(j),
             None => self.free.recv().ok(),
@@ -212,9 +247,19 @@ impl Pipeline {
         if self.jobs.send(job).is_err() {
             return self.worker_gone();
         }
+        // In case it went back to sleep meanwhile.
+        self.wake_worker();
         FrameFate::Returned {
             delay_ns: 0,
             duplicate: false,
+        }
+    }
+
+    /// Tell the worker a frame is coming (cheap when it is awake).
+    fn wake_worker(&self) {
+        self.kick.store(true, Ordering::Release);
+        if let Some(w) = &self.worker {
+            w.thread().unpark();
         }
     }
 
@@ -232,8 +277,9 @@ impl Pipeline {
     /// Stop the worker after the frames handed to it, put its ESCs back and return the whole
     /// network (settled) with the worker's report.
     pub fn stop(mut self) -> (Network, PipelineReport) {
-        let worker = self.worker.take();
         // Closing the job channel ends the worker's loop once it has run every job.
+        self.wake_worker();
+        let worker = self.worker.take();
         let Pipeline {
             mut net,
             split,
@@ -276,47 +322,45 @@ fn put_back(net: &mut Network, split: usize, seg: Segment) {
     net.settle();
 }
 impl Segment {
-    /// The worker: run each job's second half, send it, return the job; settle when idle.
-    fn run(&mut self, jobs: Receiver<Job>, free: SyncSender<Job>) {
+    /// The worker: run each job's second half, send it, return the job; settle its own
+    /// pending reactions when no job is waiting; stay awake (polling) for a while after a
+    /// job or a heads-up (`kick`), then sleep until the next heads-up.
+    fn run(&mut self, jobs: Receiver<Job>, free: SyncSender<Job>, kick: &AtomicBool) {
+        let mut awake_until = Instant::now() + AWAKE;
         loop {
-            let mut job = match jobs.try_recv() {
-                Ok(j) => j,
-                Err(TryRecvError::Disconnected) => break,
-                Err(TryRecvError::Empty) => {
-                    self.settle();
-                    match self.wait(&jobs) {
-                        Some(j) => j,
-                        None => break,
+            match jobs.try_recv() {
+                Ok(mut job) => {
+                    self.walk(&mut job);
+                    match (self.send)(&job.frame) {
+                        Ok(()) => self.sent += 1,
+                        Err(e) => {
+                            self.send_errors += 1;
+                            self.first_send_error.get_or_insert_with(|| e.to_string());
+                        }
                     }
+                    // The caller may be gone already (stopping): then the job is not needed.
+                    let _ = free.send(job);
+                    awake_until = Instant::now() + AWAKE;
+                    continue;
                 }
-            };
-            self.walk(&mut job);
-            match (self.send)(&job.frame) {
-                Ok(()) => self.sent += 1,
-                Err(e) => {
-                    self.send_errors += 1;
-                    self.first_send_error.get_or_insert_with(|| e.to_string());
-                }
+                Err(TryRecvError::Disconnected) => break,
+                Err(TryRecvError::Empty) => {}
             }
-            // The caller may be gone already (stopping): then the job is not needed.
-            let _ = free.send(job);
+            if self.pending_count > 0 {
+                self.settle();
+                continue;
+            }
+            if kick.swap(false, Ordering::Acquire) {
+                awake_until = Instant::now() + AWAKE;
+            }
+            if Instant::now() < awake_until {
+                std::hint::spin_loop();
+                continue;
+            }
+            // A heads-up given before this unparks at once (the token is kept).
+            std::thread::park_timeout(NAP);
         }
         self.settle();
-    }
-
-    /// The next job, polling first when spinning; `None` once the caller closed the channel.
-    fn wait(&self, jobs: &Receiver<Job>) -> Option<Job> {
-        if self.spin {
-            let until = Instant::now() + SPIN;
-            while Instant::now() < until {
-                match jobs.try_recv() {
-                    Ok(j) => return Some(j),
-                    Err(TryRecvError::Disconnected) => return None,
-                    Err(TryRecvError::Empty) => std::hint::spin_loop(),
-                }
-            }
-        }
-        jobs.recv().ok()
     }
 
     /// Walk the job's frame past this segment's ESCs and finish it.

@@ -225,11 +225,12 @@ fn run_split(
     let tally = Arc::new(Mutex::new(Tally::default()));
     let (tx, back) = channel();
     let send: ecat_sim::pipeline::SendFn = Box::new(move |f: &[u8]| {
-        tx.send(f.to_vec()).map_err(|_| std::io::Error::other("test ended"))
+        tx.send(f.to_vec())
+            .map_err(|_| std::io::Error::other("test ended"))
     });
-    let pipe = match Pipeline::start(Network::open(net).unwrap(), split, send, false) {
+    let pipe = match Pipeline::start(Network::open(net).unwrap(), split, send) {
         Ok(p) => p,
-        Err((_, why)) => panic!("{net} cannot run pipelined: {why}"),
+        Err(e) => panic!("{net} cannot run pipelined: {}", e.reason),
     };
     let piped = Arc::new(Mutex::new(Some(Piped {
         pipe,

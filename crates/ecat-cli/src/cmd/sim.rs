@@ -13,8 +13,11 @@
 //!
 //! A frame goes back before the firmware work it causes in the devices (mailbox, process
 //! data, behaviour), which runs when no frame is waiting (`Network::set_deferred_pdi`): the
-//! frames of one cycle, sent back to back, then return after the frame processing alone,
-//! which on a network of a thousand SubDevices is what keeps a 1 ms cycle.
+//! frames of one cycle, sent back to back, then return after the frame processing alone.
+//! A long line runs on two threads (`--threads`, `sim_pipeline`): the second half of the
+//! SubDevices on a worker that takes each frame from the first half, so that the two halves
+//! work on different frames at the same time and the simulator keeps up with about twice
+//! the frame rate, which on a network of a thousand SubDevices is what keeps a 1 ms cycle.
 
 use super::CmdResult;
 use crate::select::parse_u16;
@@ -67,10 +70,29 @@ pub struct Args {
     /// Threads to run the line on: with 2, the first half of the SubDevices runs on one
     /// thread and the second half on another, each on a different frame at the same time
     /// (as real ESCs do), which about doubles the frame rate a long line keeps up with; a
-    /// ring, injected faults or scheduled events stay on one thread (said at start)
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=2),
+    /// ring, injected faults or scheduled events stay on one thread (said at start).
+    /// Default: 2 for lines of 256 SubDevices or more when the machine has two CPUs and
+    /// neither --backup nor a trace option is given, else 1
+    #[arg(long, value_parser = clap::value_parser!(u8).range(1..=2),
           conflicts_with_all = ["backup", "trace_outputs", "trace_states"])]
-    threads: u8,
+    threads: Option<u8>,
+}
+
+/// Lines from this many SubDevices on run on two threads unless told otherwise.
+const AUTO_TWO_THREADS_FROM: usize = 256;
+
+/// How many threads to run `net` on (see `--threads`).
+fn threads_for(a: &Args, net: &Network) -> u8 {
+    if let Some(t) = a.threads {
+        return t;
+    }
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let plain = a.backup.is_none() && !a.trace_outputs && !a.trace_states;
+    if plain && cpus >= 2 && net.esc_count() >= AUTO_TWO_THREADS_FROM {
+        2
+    } else {
+        1
+    }
 }
 
 fn parse_set(s: &str) -> Result<(usize, Vec<u8>), String> {
@@ -161,14 +183,18 @@ pub fn run(a: Args) -> CmdResult {
     let (mut answered, mut dropped) = (0u64, 0u64);
     let mut net = net;
     let mut pipelined = false;
-    if a.threads == 2 {
-        match super::sim_pipeline::start(net, &link, a.spin) {
+    if threads_for(&a, &net) == 2 {
+        match super::sim_pipeline::start(net, &link) {
             Ok(p) => {
                 println!(
                     "ecat sim: two threads, SubDevices 0-{} on this one, {}-{} on the second",
                     p.split() - 1,
                     p.split(),
-                    summary.iter().filter(|s| !s.passive).count().saturating_sub(1)
+                    summary
+                        .iter()
+                        .filter(|s| !s.passive)
+                        .count()
+                        .saturating_sub(1)
                 );
                 std::io::stdout().flush()?;
                 let served = super::sim_pipeline::serve(p, &mut link, a.spin, epoch)?;
@@ -184,9 +210,9 @@ pub fn run(a: Args) -> CmdResult {
                 }
                 pipelined = true;
             }
-            Err((n, why)) => {
-                println!("ecat sim: one thread: {why}");
-                net = n;
+            Err(e) => {
+                println!("ecat sim: one thread: {}", e.reason);
+                net = *e.network;
             }
         }
     }

@@ -10,7 +10,7 @@
 use super::sim::spin_recv;
 use ecat::link::raw::RawSocket;
 use ecat::link::Link;
-use ecat_sim::pipeline::{Pipeline, PipelineReport, SendFn};
+use ecat_sim::pipeline::{NotSplit, Pipeline, PipelineReport, SendFn};
 use ecat_sim::{FrameFate, Network};
 use std::time::{Duration, Instant};
 
@@ -28,21 +28,23 @@ pub struct Served {
 
 /// Start the pipeline on `net` answering on `link`; on a network that cannot be split the
 /// network comes back with the reason.
-pub fn start(
-    net: Network,
-    link: &RawSocket,
-    spin: bool,
-) -> Result<Pipeline, (Network, String)> {
+pub fn start(net: Network, link: &RawSocket) -> Result<Pipeline, NotSplit> {
     let mut tx = match link.try_clone() {
         Ok(t) => t,
-        Err(e) => return Err((net, e.to_string())),
+        Err(e) => {
+            return Err(NotSplit {
+                network: Box::new(net),
+                reason: e.to_string(),
+            })
+        }
     };
     let send: SendFn =
         Box::new(move |f: &[u8]| tx.send(f).map_err(|e| std::io::Error::other(e.to_string())));
-    Pipeline::start(net, None, send, spin)
+    Pipeline::start(net, None, send)
 }
 
-/// Answer frames until SIGINT or SIGTERM, then stop the second thread.
+/// Answer frames until SIGINT or SIGTERM, then stop the second thread. With `spin` this
+/// thread polls the socket (the second one is woken ahead of each frame either way).
 pub fn serve(
     mut p: Pipeline,
     link: &mut RawSocket,
