@@ -1,7 +1,8 @@
 //! How long the frames of one cycle take through the simulator on one thread (deferred PDI
 //! work, as `ecat sim` runs) and on two (`ecat sim --threads 2`, `ecat_sim::pipeline`),
-//! in-process: the cyclic frames of a real activation of `sim:NET` in OP, replayed at a 1 ms
-//! pace into copies of the network, the two ways alternating round by round.
+//! in-process: the cyclic frames of a real activation of `sim:NET` in OP with distributed
+//! clocks (as `ecat run` sets them up), replayed at a 1 ms pace into copies of the network,
+//! the two ways alternating round by round.
 //!
 //!     cargo run --release -p ecat --example pipeline_rt [NET] [ROUNDS] [CYCLES]
 //!
@@ -11,6 +12,8 @@
 //! worker's, from /proc). Wall time on a shared machine includes waiting for a CPU; compare
 //! the ways by their ratio within one run.
 
+use ecat::dc::setup::DcOptions;
+use ecat::dc::{DcMode, DcRuntime};
 use ecat::error::Result;
 use ecat::link::sim::SimLink;
 use ecat::link::{Link, LinkCounters};
@@ -103,6 +106,8 @@ fn main() {
     let rounds: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(5);
     let cycles: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(300);
     let frames = Arc::new(Mutex::new(None));
+    // The simulated link's clock starts with it; the replay goes on from there.
+    let epoch = Instant::now();
     let link = SimLink::with_network(
         Network::open(&net_name).expect("network"),
         format!("sim:{net_name}"),
@@ -113,7 +118,22 @@ fn main() {
         frames: frames.clone(),
     }));
     md.scan().expect("scan");
-    let mut rt = md.activate(Activation::default()).expect("activate");
+    // With distributed clocks, as `ecat run` sets them up by default.
+    let dc = md
+        .configure_dc(DcOptions::default())
+        .expect("DC setup")
+        .map(|setup| DcRuntime {
+            setup,
+            mode: DcMode::MasterFollowsReference,
+            cycle_ns: 1_000_000,
+            shift_ns: 0,
+        });
+    let mut rt = md
+        .activate(Activation {
+            dc,
+            ..Activation::default()
+        })
+        .expect("activate");
     rt.run_until_state(AlState::Op, 1_000_000, 20_000)
         .expect("OP");
     for _ in 0..50 {
@@ -144,7 +164,6 @@ fn main() {
         Ok(p) => p,
         Err(e) => panic!("{net_name} cannot run pipelined: {}", e.reason),
     };
-    let mut now = 10_000_000_000u64;
     let (mut rt1, mut rt2, mut cpu1, mut cpu2, mut cpu2w) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut buf = vec![0u8; 2048];
@@ -155,7 +174,7 @@ fn main() {
         let mut next = Instant::now();
         for _ in 0..cycles {
             next += Duration::from_millis(1);
-            now += 1_000_000;
+            let now = epoch.elapsed().as_nanos() as u64;
             let t = Instant::now();
             for f in &cycle_frames {
                 buf[..f.len()].copy_from_slice(f);
@@ -173,7 +192,7 @@ fn main() {
         let mut next = Instant::now();
         for _ in 0..cycles {
             next += Duration::from_millis(1);
-            now += 1_000_000;
+            let now = epoch.elapsed().as_nanos() as u64;
             let t = Instant::now();
             for f in &cycle_frames {
                 two.process(f, now);

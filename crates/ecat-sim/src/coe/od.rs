@@ -387,8 +387,31 @@ impl PartialEq for Od {
     }
 }
 
-/// Source of [`Od::stamp`]s.
+/// Source of [`Od::stamp`]s: each thread takes a block of [`STAMP_BLOCK`] at a time and
+/// hands them out itself, so that dictionaries written on different threads (the simulator's
+/// pipeline, `crate::pipeline`) do not contend for one counter.
 static STAMPS: AtomicU64 = AtomicU64::new(1);
+
+/// Stamps a thread takes from [`STAMPS`] at once.
+const STAMP_BLOCK: u64 = 1 << 20;
+
+thread_local! {
+    /// This thread's next stamp and the end of its block.
+    static LOCAL_STAMPS: std::cell::Cell<(u64, u64)> = const { std::cell::Cell::new((0, 0)) };
+}
+
+/// A stamp no other call in this process returns.
+fn next_stamp() -> u64 {
+    LOCAL_STAMPS.with(|c| {
+        let (mut next, mut end) = c.get();
+        if next == end {
+            next = STAMPS.fetch_add(STAMP_BLOCK, Ordering::Relaxed);
+            end = next + STAMP_BLOCK;
+        }
+        c.set((next + 1, end));
+        next
+    })
+}
 
 impl Od {
     /// An empty dictionary.
@@ -404,7 +427,7 @@ impl Od {
     }
 
     fn touch(&mut self) {
-        self.stamp = STAMPS.fetch_add(1, Ordering::Relaxed);
+        self.stamp = next_stamp();
     }
 
     /// Add (or replace) an object.

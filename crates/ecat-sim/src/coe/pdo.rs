@@ -223,8 +223,64 @@ pub fn unpack(od: &mut Od, map: &[MapEntry], data: &[u8]) {
         else {
             continue;
         };
-        for i in 0..(m.bits as u32).min(e.value.len() as u32 * 8) {
+        let bits = (m.bits as u32).min(e.value.len() as u32 * 8);
+        if m.offset.is_multiple_of(8) && bits.is_multiple_of(8) {
+            // Whole bytes: copied as such (the common case; the same as bit by bit).
+            let (start, n) = ((m.offset / 8) as usize, (bits / 8) as usize);
+            if let Some(src) = data.get(start..start + n) {
+                e.value[..n].copy_from_slice(src);
+                continue;
+            }
+        }
+        for i in 0..bits {
             put_bit(&mut e.value, i, get_bit(data, m.offset + i));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::coe::od::{access, ObjSpec};
+
+    static T: &[ObjSpec] = &[
+        crate::od_var!(0x7000, "A", UNSIGNED16, access::RW, 0),
+        crate::od_var!(0x7001, "B", UNSIGNED8, access::RW, 0),
+        crate::od_var!(0x7002, "C", UNSIGNED16, access::RW, 0),
+        crate::od_var!(0x7003, "D", UNSIGNED32, access::RW, 0x1234_5678),
+    ];
+
+    fn map(index: u16, bits: u8, offset: u32) -> MapEntry {
+        MapEntry {
+            index,
+            sub: 0,
+            bits,
+            offset,
+        }
+    }
+
+    #[test]
+    fn unpack_takes_whole_bytes_and_loose_bits_alike() {
+        let mut od = Od::new();
+        od.insert_specs(T);
+        let data = [0xAA, 0x34, 0x12, 0xF5, 0xC3, 0x0B];
+        let m = [
+            // Whole bytes at byte 1 (the fast path).
+            map(0x7000, 16, 8),
+            // Four bits at bit 28: the upper nibble of 0xF5.
+            map(0x7001, 4, 28),
+            // Sixteen bits at bit 36, not byte-aligned: 0x0BC3 >> 4 = 0x00BC, bits 36..52.
+            map(0x7002, 16, 36),
+            // Past the end of the data: the bits that are missing read as 0.
+            map(0x7003, 32, 40),
+        ];
+        unpack(&mut od, &m, &data);
+        assert_eq!(od.get(0x7000, 0), Some(0x1234));
+        assert_eq!(od.get(0x7001, 0), Some(0x0F));
+        assert_eq!(od.get(0x7002, 0), Some(0x00BC));
+        assert_eq!(od.get(0x7003, 0), Some(0x0B));
+        let mut out = [0u8; 3];
+        pack(&od, &m[..1], &mut out);
+        assert_eq!(out, [0x00, 0x34, 0x12], "packed back where it came from");
     }
 }
