@@ -90,6 +90,11 @@ fn thread_cpu_ns(name: &str) -> u64 {
     0
 }
 
+/// Sleep to the next 1 ms boundary, as a cycle does.
+fn pace(next: Instant) {
+    std::thread::sleep(next.saturating_duration_since(Instant::now()));
+}
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
@@ -182,7 +187,7 @@ fn main() {
             }
             walls.push(t.elapsed().as_secs_f64() * 1e6);
             one.settle();
-            std::thread::sleep(next.saturating_duration_since(Instant::now()));
+            pace(next);
         }
         cpu1.push((cpu_ns() - c0) as f64 / cycles as f64 / 1e3);
         rt1.push(median(&mut walls));
@@ -203,7 +208,7 @@ fn main() {
             }
             walls.push(t.elapsed().as_secs_f64() * 1e6);
             two.settle();
-            std::thread::sleep(next.saturating_duration_since(Instant::now()));
+            pace(next);
         }
         cpu2.push((cpu_ns() - c0) as f64 / cycles as f64 / 1e3);
         cpu2w.push((thread_cpu_ns("ecat-sim-back") - w0) as f64 / cycles as f64 / 1e3);
