@@ -275,8 +275,9 @@ impl Pipeline {
     }
 
     /// Stop the worker after the frames handed to it, put its ESCs back and return the whole
-    /// network (settled) with the worker's report.
-    pub fn stop(mut self) -> (Network, PipelineReport) {
+    /// network (settled) with the worker's report. `Err` only if the worker panicked (a bug
+    /// in a device model, reported on stderr when it happened): its half of the line is gone.
+    pub fn stop(mut self) -> Result<(Network, PipelineReport), String> {
         // Closing the job channel ends the worker's loop once it has run every job.
         self.wake_worker();
         let worker = self.worker.take();
@@ -295,8 +296,11 @@ impl Pipeline {
         };
         let seg = match worker.map(JoinHandle::join) {
             Some(Ok(Some(seg))) => seg,
-            // The worker panicked (a bug in the ESC model): its ESCs went down with it.
-            _ => panic!("the simulator's second thread failed; its half of the line is lost"),
+            _ => {
+                return Err(format!(
+                    "the simulator's second thread failed; SubDevices {split} and on are lost"
+                ))
+            }
         };
         let (sent, send_errors, first_send_error) =
             (seg.sent, seg.send_errors, seg.first_send_error.clone());
@@ -304,7 +308,7 @@ impl Pipeline {
         report.sent = sent;
         report.send_errors = send_errors;
         report.first_send_error = first_send_error;
-        (net, report)
+        Ok((net, report))
     }
 }
 

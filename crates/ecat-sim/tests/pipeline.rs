@@ -109,7 +109,7 @@ fn broadcasts_count_every_subdevice_across_the_split() {
             let (wkc, _) = reply(&rx.recv_timeout(Duration::from_secs(10)).unwrap());
             assert_eq!(wkc, 1, "split at {split}: position {pos} answered once");
         }
-        let (net, report) = p.stop();
+        let (net, report) = p.stop().unwrap();
         assert_eq!(report.sent, 6);
         assert_eq!(report.send_errors, 0);
         assert_eq!(net.esc_count(), 5);
@@ -136,7 +136,7 @@ fn a_dropped_frame_does_not_reach_the_worker_and_the_next_one_does() {
     let (wkc, _) = reply(&rx.recv_timeout(Duration::from_secs(10)).unwrap());
     assert_eq!(wkc, 5);
     assert!(rx.try_recv().is_err(), "only the EtherCAT frame came back");
-    let (net, report) = p.stop();
+    let (net, report) = p.stop().unwrap();
     assert_eq!(report.sent, 1);
     assert_eq!(net.counters().dropped_not_ethercat, 1);
     assert_eq!(net.counters().returned, 1);
@@ -164,7 +164,7 @@ fn writes_on_the_worker_side_are_in_the_network_after_stopping() {
         let (wkc, _) = reply(&rx.recv_timeout(Duration::from_secs(10)).unwrap());
         assert_eq!(wkc, 1);
     }
-    let (net, _) = p.stop();
+    let (net, _) = p.stop().unwrap();
     let el1018 = net.subdevice(2).unwrap();
     assert_eq!(el1018.read_u16(reg::STATION_ADDRESS), 0x1003);
     assert_eq!(el1018.al_status().0 & 0x0F, 2, "its firmware went to PREOP");

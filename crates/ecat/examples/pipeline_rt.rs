@@ -228,6 +228,6 @@ fn main() {
         median(&mut cpu2w)
     );
     println!("  ratio (one / two): frames back {:.2}x", m1 / m2);
-    let (_, report) = two.stop();
+    let (_, report) = two.stop().expect("stop");
     assert_eq!(report.send_errors, 0);
 }

@@ -290,7 +290,7 @@ fn run_split(
     // Stop the pipelined copy: the worker's ESCs go back; its devices must be where the
     // plain copy's are.
     let stopped = piped.lock().unwrap().take().unwrap();
-    let (whole, report) = stopped.pipe.stop();
+    let (whole, report) = stopped.pipe.stop().unwrap();
     assert_eq!(report.send_errors, 0, "{net}: the worker could not send");
     let mut t = std::mem::take(&mut *tally.lock().unwrap());
     let plain = rt.link_mut().sim_network().unwrap();

@@ -76,7 +76,7 @@ pub fn serve(
             FrameFate::Dropped(_) => dropped += 1,
         }
     }
-    let (net, report) = p.stop();
+    let (net, report) = p.stop().map_err(ecat::error::Error::Invalid)?;
     Ok(Served {
         net,
         answered,
