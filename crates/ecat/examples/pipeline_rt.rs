@@ -4,7 +4,9 @@
 //! clocks (as `ecat run` sets them up), replayed at a 1 ms pace into copies of the network,
 //! the two ways alternating round by round.
 //!
-//!     cargo run --release -p ecat --example pipeline_rt [NET] [ROUNDS] [CYCLES]
+//!     cargo run --release -p ecat --example pipeline_rt [NET] [ROUNDS] [CYCLES] [SPLIT]
+//!
+//! `SPLIT`: the bus position where the second thread starts (default: half-way).
 //!
 //! Per way: the median and 90th percentile over the rounds of each round's median wall time
 //! from handing over the cycle's first frame to having its last one back, and the CPU the
@@ -110,6 +112,7 @@ fn main() {
     let net_name = args.get(1).cloned().unwrap_or_else(|| "io1000".into());
     let rounds: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(5);
     let cycles: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(300);
+    let split: Option<usize> = args.get(4).and_then(|s| s.parse().ok());
     let frames = Arc::new(Mutex::new(None));
     // The simulated link's clock starts with it; the replay goes on from there.
     let epoch = Instant::now();
@@ -165,7 +168,7 @@ fn main() {
         tx.send(f.to_vec())
             .map_err(|_| std::io::Error::other("gone"))
     });
-    let mut two = match Pipeline::start(base, None, send) {
+    let mut two = match Pipeline::start(base, split, send) {
         Ok(p) => p,
         Err(e) => panic!("{net_name} cannot run pipelined: {}", e.reason),
     };
