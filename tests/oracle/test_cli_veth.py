@@ -5,6 +5,7 @@ what a user sees after a mistake (one clear sentence, never a panic)."""
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 
@@ -75,8 +76,10 @@ def test_sim_on_two_threads_serves_the_same_network_in_op(ecat, veth, ecat_sim, 
     """`ecat sim --threads 2` runs the second half of the line on a second thread; a
     MainDevice over the veth pair sees the same SubDevices as in-process, brings them to OP
     and cycles with complete process data, and the simulator says how it split the line."""
-    sim = ecat_sim("io20", extra=["--threads", "2"])
-    assert "ecat sim: two threads, SubDevices 0-9 on this one, 10-19 on the second" in sim.lines, sim.lines
+    pin = ["--cpus", "0,1"] if (os.cpu_count() or 1) >= 2 else []
+    sim = ecat_sim("io20", extra=["--threads", "2", *pin])
+    split = "ecat sim: two threads, SubDevices 0-9 on this one, 10-19 on the second"
+    assert split + (" (CPUs 0 and 1)" if pin else "") in sim.lines, sim.lines
     via_sim = run([ecat, "slaves", "--json", "-i", "sim:io20"])
     via_veth = run([ecat, "slaves", "--json", "-i", veth.host_if])
     assert via_veth.returncode == 0, describe(via_veth) + "\nsim stderr:\n" + sim.stderr_text()
@@ -96,6 +99,13 @@ def test_sim_on_two_threads_serves_the_same_network_in_op(ecat, veth, ecat_sim, 
     sim.stop()
     tail = sim.drain_lines()
     assert any("frames answered, 0 dropped" in line for line in tail), tail
+
+
+def test_sim_refuses_a_cpu_that_does_not_exist(ecat):
+    p = run([ecat, "sim", "-i", "lo", "-n", "io", "--cpus", "0,4095"])
+    assert p.returncode != 0
+    _no_panic(p)
+    assert "CPU 4095 does not exist" in p.stderr, describe(p)
 
 
 def test_sim_refuses_two_threads_with_a_backup_port(ecat):

@@ -47,6 +47,9 @@ const NAP: Duration = Duration::from_millis(50);
 /// Sends a finished frame back to the MainDevice (from the worker thread).
 pub type SendFn = Box<dyn FnMut(&[u8]) -> std::io::Result<()> + Send>;
 
+/// Runs first on the worker thread ([`Pipeline::start_with`]); `Err` is one sentence.
+pub type PrepareFn = Box<dyn FnOnce() -> Result<(), String> + Send>;
+
 /// One frame on its way from the first half to the second.
 #[derive(Default)]
 struct Job {
@@ -120,10 +123,18 @@ impl Pipeline {
     /// Split `net` at bus position `split` (`None`: half-way) and start the worker; `send`
     /// sends finished frames back. Deferred PDI reactions are switched on. A network that
     /// cannot run pipelined comes back with the reason.
-    pub fn start(
+    pub fn start(net: Network, split: Option<usize>, send: SendFn) -> Result<Pipeline, NotSplit> {
+        Self::start_with(net, split, send, None)
+    }
+
+    /// [`Pipeline::start`], with `prepare` run first on the worker thread (e.g. to pin it to
+    /// a CPU, so that each half of the line keeps its state in its own CPU's caches); if it
+    /// fails, the network comes back with its sentence.
+    pub fn start_with(
         mut net: Network,
         split: Option<usize>,
         send: SendFn,
+        prepare: Option<PrepareFn>,
     ) -> Result<Pipeline, NotSplit> {
         if let Some(why) = net.why_not_pipelined() {
             return Err(NotSplit::new(net, why));
@@ -170,13 +181,19 @@ impl Pipeline {
         // The segment goes to the worker once it runs, so that it is still here if the
         // thread cannot be started.
         let (seg_tx, seg_rx) = sync_channel::<Segment>(1);
+        let (ready_tx, ready_rx) = sync_channel::<Result<(), String>>(1);
         let kick = Arc::new(AtomicBool::new(false));
         let kicked = kick.clone();
         let worker = std::thread::Builder::new()
             .name("ecat-sim-back".into())
             .spawn(move || {
+                let ready = prepare.map_or(Ok(()), |p| p());
+                let failed = ready.is_err();
+                let _ = ready_tx.send(ready);
                 let mut seg = seg_rx.recv().ok()?;
-                seg.run(jobs_rx, free_tx, &kicked);
+                if !failed {
+                    seg.run(jobs_rx, free_tx, &kicked);
+                }
                 Some(seg)
             });
         let worker = match worker {
@@ -189,10 +206,20 @@ impl Pipeline {
                 ));
             }
         };
+        let ready = ready_rx
+            .recv()
+            .unwrap_or_else(|_| Err("the second thread ended at once".into()));
         if let Err(e) = seg_tx.send(seg) {
             // Only if the new thread died before receiving: take the segment back.
             put_back(&mut net, split, e.0);
             return Err(NotSplit::new(net, "the second thread ended at once"));
+        }
+        if let Err(why) = ready {
+            // The worker hands the segment straight back.
+            if let Ok(Some(seg)) = worker.join() {
+                put_back(&mut net, split, seg);
+            }
+            return Err(NotSplit::new(net, why));
         }
         Ok(Pipeline {
             net,

@@ -177,3 +177,38 @@ fn writes_on_the_worker_side_are_in_the_network_after_stopping() {
         0x1001
     );
 }
+
+#[test]
+fn a_worker_that_cannot_be_prepared_gives_the_network_back() {
+    let e = match Pipeline::start_with(
+        Network::preset("io").unwrap(),
+        None,
+        Box::new(|_: &[u8]| Ok(())),
+        Some(Box::new(|| Err("CPU 7 does not exist".to_string()))),
+    ) {
+        Err(e) => e,
+        Ok(_) => panic!("a failed preparation was ignored"),
+    };
+    assert_eq!(e.reason, "CPU 7 does not exist");
+    assert_eq!(e.network.esc_count(), 5);
+    assert!(
+        (0..5).all(|k| e.network.subdevice(k).is_some()),
+        "the worker's ESCs came back"
+    );
+    // And a preparation that succeeds runs on the worker before any frame.
+    let ran = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let r = ran.clone();
+    let p = Pipeline::start_with(
+        Network::preset("io").unwrap(),
+        None,
+        Box::new(|_: &[u8]| Ok(())),
+        Some(Box::new(move || {
+            r.store(true, std::sync::atomic::Ordering::SeqCst);
+            Ok(())
+        })),
+    )
+    .map_err(|e| e.reason)
+    .unwrap();
+    assert!(ran.load(std::sync::atomic::Ordering::SeqCst));
+    assert_eq!(p.stop().unwrap().0.esc_count(), 5);
+}

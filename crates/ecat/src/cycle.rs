@@ -107,7 +107,7 @@ impl CycleOptions {
 
 /// CPUs of the machine (online), not of the calling thread's affinity mask: a thread
 /// already pinned to CPU 1 must still accept `--cpu 1`.
-fn online_cpus() -> usize {
+pub fn online_cpus() -> usize {
     // SAFETY: sysconf has no preconditions.
     let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
     if n > 0 {
@@ -167,31 +167,38 @@ pub fn sleep_until(t: u64) {
     {}
 }
 
+/// Pin the calling thread (`what`, for the error) to CPU `cpu`; fails with a sentence naming
+/// the CPUs there are or the reason the kernel gave.
+pub fn pin_current_thread(cpu: usize, what: &str) -> Result<()> {
+    let n = online_cpus();
+    if cpu >= n || cpu >= libc::CPU_SETSIZE as usize {
+        return Err(Error::Invalid(format!(
+            "CPU {cpu} does not exist: this machine has CPUs 0..{}",
+            n - 1
+        )));
+    }
+    // SAFETY: cpu_set_t is plain data; CPU_SET stays in bounds (checked above).
+    let rc = unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu, &mut set);
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
+    };
+    if rc != 0 {
+        return Err(Error::Invalid(format!(
+            "cannot pin {what} to CPU {cpu}: {}",
+            std::io::Error::last_os_error()
+        )));
+    }
+    Ok(())
+}
+
 /// Apply the real-time settings to the calling thread. Returns notes on what was applied;
 /// fails with a sentence saying how to allow a refused setting.
 pub fn realtime_setup(opts: &CycleOptions) -> Result<Vec<String>> {
     opts.validate()?;
     let mut notes = Vec::new();
     if let Some(cpu) = opts.cpu {
-        let n = online_cpus();
-        if cpu >= n || cpu >= libc::CPU_SETSIZE as usize {
-            return Err(Error::Invalid(format!(
-                "CPU {cpu} does not exist: this machine has CPUs 0..{}",
-                n - 1
-            )));
-        }
-        // SAFETY: cpu_set_t is plain data; CPU_SET stays in bounds (checked above).
-        let rc = unsafe {
-            let mut set: libc::cpu_set_t = std::mem::zeroed();
-            libc::CPU_SET(cpu, &mut set);
-            libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set)
-        };
-        if rc != 0 {
-            return Err(Error::Invalid(format!(
-                "cannot pin the cycle thread to CPU {cpu}: {}",
-                std::io::Error::last_os_error()
-            )));
-        }
+        pin_current_thread(cpu, "the cycle thread")?;
         notes.push(format!("pinned to CPU {cpu}"));
     }
     if let Some(prio) = opts.priority {

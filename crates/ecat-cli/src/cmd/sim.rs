@@ -76,6 +76,11 @@ pub struct Args {
     #[arg(long, value_parser = clap::value_parser!(u8).range(1..=2),
           conflicts_with_all = ["backup", "trace_outputs", "trace_states"])]
     threads: Option<u8>,
+    /// Pin the simulator to CPUs: the first for the thread that receives (and runs the
+    /// first half of the line), the second for the second thread, e.g. `--cpus 0,1`; each
+    /// half then keeps its state in its own CPU's caches
+    #[arg(long, value_name = "CPU[,CPU]", value_delimiter = ',', num_args = 1..=2)]
+    cpus: Vec<usize>,
 }
 
 /// Lines from this many SubDevices on run on two threads unless told otherwise.
@@ -116,6 +121,14 @@ const SIM_RCVBUF: usize = 8 << 20;
 
 /// Run `ecat sim`.
 pub fn run(a: Args) -> CmdResult {
+    let cpus = ecat::cycle::online_cpus();
+    if let Some(c) = a.cpus.iter().find(|&&c| c >= cpus) {
+        return Err(format!(
+            "--cpus: CPU {c} does not exist: this machine has CPUs 0..{}",
+            cpus - 1
+        )
+        .into());
+    }
     let iface = a.interface.strip_prefix("raw:").unwrap_or(&a.interface);
     let (mut net, sources) = match &a.eni {
         Some(f) => {
@@ -179,15 +192,22 @@ pub fn run(a: Args) -> CmdResult {
     }
     use std::io::Write;
     std::io::stdout().flush()?;
+    if let Some(&cpu) = a.cpus.first() {
+        ecat::cycle::pin_current_thread(cpu, "ecat sim")?;
+    }
     let epoch = Instant::now();
     let (mut answered, mut dropped) = (0u64, 0u64);
     let mut net = net;
     let mut pipelined = false;
     if threads_for(&a, &net) == 2 {
-        match super::sim_pipeline::start(net, &link) {
+        match super::sim_pipeline::start(net, &link, a.cpus.get(1).copied()) {
             Ok(p) => {
+                let pins = match a.cpus.as_slice() {
+                    [x, y] => format!(" (CPUs {x} and {y})"),
+                    _ => String::new(),
+                };
                 println!(
-                    "ecat sim: two threads, SubDevices 0-{} on this one, {}-{} on the second",
+                    "ecat sim: two threads, SubDevices 0-{} on this one, {}-{} on the second{pins}",
                     p.split() - 1,
                     p.split(),
                     summary

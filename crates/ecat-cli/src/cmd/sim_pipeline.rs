@@ -10,7 +10,7 @@
 use super::sim::spin_recv;
 use ecat::link::raw::RawSocket;
 use ecat::link::Link;
-use ecat_sim::pipeline::{NotSplit, Pipeline, PipelineReport, SendFn};
+use ecat_sim::pipeline::{NotSplit, Pipeline, PipelineReport, PrepareFn, SendFn};
 use ecat_sim::{FrameFate, Network};
 use std::time::{Duration, Instant};
 
@@ -26,9 +26,9 @@ pub struct Served {
     pub report: PipelineReport,
 }
 
-/// Start the pipeline on `net` answering on `link`; on a network that cannot be split the
-/// network comes back with the reason.
-pub fn start(net: Network, link: &RawSocket) -> Result<Pipeline, NotSplit> {
+/// Start the pipeline on `net` answering on `link`, its second thread pinned to `cpu` if
+/// given; on a network that cannot be split the network comes back with the reason.
+pub fn start(net: Network, link: &RawSocket, cpu: Option<usize>) -> Result<Pipeline, NotSplit> {
     let mut tx = match link.try_clone() {
         Ok(t) => t,
         Err(e) => {
@@ -40,7 +40,13 @@ pub fn start(net: Network, link: &RawSocket) -> Result<Pipeline, NotSplit> {
     };
     let send: SendFn =
         Box::new(move |f: &[u8]| tx.send(f).map_err(|e| std::io::Error::other(e.to_string())));
-    Pipeline::start(net, None, send)
+    let prepare = cpu.map(|c| -> PrepareFn {
+        Box::new(move || {
+            ecat::cycle::pin_current_thread(c, "the simulator's second thread")
+                .map_err(|e| e.to_string())
+        })
+    });
+    Pipeline::start_with(net, None, send, prepare)
 }
 
 /// Answer frames until SIGINT or SIGTERM, then stop the second thread. With `spin` this
