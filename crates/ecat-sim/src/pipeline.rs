@@ -8,12 +8,14 @@
 //! index and walk state, in a job from a fixed pool) to the worker, which walks it past the
 //! second half, finishes it and sends it back through the caller's `send`. So while the
 //! worker runs the second half of frame N, the caller already runs the first half of frame
-//! N+1: on a long line the frames of one cycle come back after about half the work, and the
-//! simulator keeps up with about twice the frame rate. Every ESC is owned by exactly one
-//! thread and sees the frames in order, with the same times as on one thread; each thread
-//! settles its own deferred PDI reactions when it has no frame waiting (both run deferred,
-//! see `crate::deferred`), so a frame returns exactly what it returns on one thread apart from
-//! IRQ fields, as with the deferral alone.
+//! N+1: each thread does about half the work of a cycle, and the simulator keeps up with
+//! about twice the frame rate (it catches up twice as fast after a stall). One frame still
+//! passes the two halves one after the other, so a cycle whose first frame concerns every
+//! ESC (broadcasts, the DC time) comes back only a little sooner. Every ESC is owned by
+//! exactly one thread and sees the frames in order, with the same times as on one thread;
+//! each thread settles its own deferred PDI reactions when it has no frame waiting (both run
+//! deferred, see `crate::deferred`), so a frame returns exactly what it returns on one
+//! thread apart from IRQ fields, as with the deferral alone.
 //!
 //! Only a plain line runs pipelined: no ring, no injected faults, no scheduled events (those
 //! act on the whole line at once); [`Pipeline::start`] says why otherwise and gives the network

@@ -17,7 +17,8 @@
 //! A long line runs on two threads (`--threads`, `sim_pipeline`): the second half of the
 //! SubDevices on a worker that takes each frame from the first half, so that the two halves
 //! work on different frames at the same time and the simulator keeps up with about twice
-//! the frame rate, which on a network of a thousand SubDevices is what keeps a 1 ms cycle.
+//! the frame rate, which on a network of a thousand SubDevices is what comes close to a
+//! 1 ms cycle (`--cpus` pins the two threads).
 
 use super::CmdResult;
 use crate::select::parse_u16;
