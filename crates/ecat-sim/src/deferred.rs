@@ -44,8 +44,7 @@ impl Network {
             if let Some(t) = self.pdi_late[k].take() {
                 let i = self.bus[k];
                 if let Some(esc) = self.nodes[i].esc.as_mut() {
-                    esc.pdi_after_frame(t);
-                    esc.refresh_route(&mut self.routes[k]);
+                    crate::walk::react_late(esc, &mut self.routes[k], t);
                 }
             }
         }

@@ -717,20 +717,6 @@ impl Network {
         })
     }
 
-    /// Why this network cannot run on two threads (`crate::pipeline`), if it cannot: the
-    /// ring, faults and events act on the whole line at once.
-    pub(crate) fn why_not_pipelined(&self) -> Option<String> {
-        if self.ring.closed || self.ring.cut.is_some() {
-            Some("the network is a ring".into())
-        } else if self.faults.active() {
-            Some("the network injects faults".into())
-        } else if !self.events.is_empty() {
-            Some("the network has scheduled events".into())
-        } else {
-            None
-        }
-    }
-
     /// Take `walk` past the ESCs at bus positions `positions` (those on the frame path).
     /// ESCs no datagram concerns only OR their event request into the IRQ fields and count
     /// in the auto-increment addresses (see `esc::route`).

@@ -25,7 +25,7 @@
 use crate::esc::route::{FrameIndex, Route};
 use crate::esc::{Esc, FramePassage};
 use crate::faults::FrameFate;
-use crate::walk::{Pending, Walk};
+use crate::walk::{react_late, Pending, Walk};
 use crate::{Network, RingPort};
 use ecat_wire::frame::EthernetFrame;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -138,7 +138,7 @@ impl Pipeline {
         send: SendFn,
         prepare: Option<PrepareFn>,
     ) -> Result<Pipeline, NotSplit> {
-        if let Some(why) = net.why_not_pipelined() {
+        if let Some(why) = why_not_split(&net) {
             return Err(NotSplit::new(net, why));
         }
         let n = net.bus.len();
@@ -250,7 +250,7 @@ impl Pipeline {
             None => self.free.recv().ok(),
         };
         let Some(mut job) = job else {
-            return self.worker_gone();
+            return Self::worker_gone();
         };
         job.frame.clear();
         job.frame.extend_from_slice(frame);
@@ -274,7 +274,7 @@ impl Pipeline {
         job.passed_irq = passed_irq;
         self.net.counters.returned += 1;
         if self.jobs.send(job).is_err() {
-            return self.worker_gone();
+            return Self::worker_gone();
         }
         // In case it went back to sleep meanwhile.
         self.wake_worker();
@@ -293,7 +293,7 @@ impl Pipeline {
     }
 
     /// The worker ended (it can only have panicked): the frame cannot be finished.
-    fn worker_gone(&mut self) -> FrameFate {
+    fn worker_gone() -> FrameFate {
         FrameFate::Dropped(crate::DropReason::NoSubDevice)
     }
 
@@ -338,6 +338,20 @@ impl Pipeline {
         report.send_errors = send_errors;
         report.first_send_error = first_send_error;
         Ok((net, report))
+    }
+}
+
+/// Why `net` cannot run on two threads, if it cannot: the ring, faults and events act on the
+/// whole line at once.
+fn why_not_split(net: &Network) -> Option<String> {
+    if net.ring.closed || net.ring.cut.is_some() {
+        Some("the network is a ring".into())
+    } else if net.faults.active() {
+        Some("the network injects faults".into())
+    } else if !net.events.is_empty() {
+        Some("the network has scheduled events".into())
+    } else {
+        None
     }
 }
 
@@ -435,8 +449,7 @@ impl Segment {
         for j in 0..self.pending.len() {
             if let Some(t) = self.pending[j].take() {
                 if let Some(esc) = self.escs[j].as_mut() {
-                    esc.pdi_after_frame(t);
-                    esc.refresh_route(&mut self.routes[j]);
+                    react_late(esc, &mut self.routes[j], t);
                 }
             }
         }

@@ -40,6 +40,13 @@ pub(crate) struct Pending<'a> {
     pub count: &'a mut usize,
 }
 
+/// Run an ESC's deferred PDI reaction to the frame sent at `t` and bring its route up to
+/// date (before the next frame that concerns it, or when its owner settles).
+pub(crate) fn react_late(esc: &mut Esc, route: &mut Route, t: u64) {
+    esc.pdi_after_frame(t);
+    esc.refresh_route(route);
+}
+
 impl Walk<'_> {
     /// Take the frame past one ESC on its path: `rel` is where a frame leaving at true time
     /// 0 passes it. The ESC is only loaded when a datagram concerns it or a timer is due.
@@ -70,8 +77,7 @@ impl Walk<'_> {
         if let Some(t) = pending.at.take() {
             // The reaction comes first, at the time of the frame that caused it.
             *pending.count -= 1;
-            esc.pdi_after_frame(t);
-            esc.refresh_route(route);
+            react_late(esc, route, t);
         }
         if !self.index.concerns(route, hop) {
             if now_ns >= route.due {
