@@ -146,14 +146,17 @@ impl Esc {
 
     /// Side effects of reading registers: AL/DL status reads clear their event bits.
     fn after_read_registers(&mut self, start: u32, end: u32) {
-        let mut ev = self.get16(reg::ECAT_EVENT);
+        let mut clear = 0;
         if overlaps(start, end, reg::AL_STATUS, reg::AL_STATUS + 2) {
-            ev &= !0x0008;
+            clear |= 0x0008;
         }
         if overlaps(start, end, reg::DL_STATUS, reg::DL_STATUS + 2) {
-            ev &= !0x0004;
+            clear |= 0x0004;
         }
-        self.put16(reg::ECAT_EVENT, ev);
+        let ev = self.get16(reg::ECAT_EVENT);
+        if ev & clear != 0 {
+            self.put16(reg::ECAT_EVENT, ev & !clear);
+        }
     }
 
     /// Side effects of a successful write of `[start, end)`.

@@ -127,10 +127,26 @@ fn floor(x: f64) -> f64 {
 impl DcClock {
     /// Local time (full 64 bits, wrapping) at true time `t`.
     pub fn local(&self, t: u64) -> u64 {
+        // Times below 2^62 ns (146 years) differ by an exact 64-bit value, and the result
+        // wraps the same in 64 bits as in 128: no 128-bit arithmetic on the usual path.
+        const FAST: u64 = 1 << 62;
+        if t < FAST && self.t0_ns < FAST {
+            let dt = t as i64 - self.t0_ns as i64;
+            let x = round(dt as f64 * self.drift_ppm * 1e-6);
+            if x.abs() < 9.0e18 {
+                return self
+                    .start_offset_ns
+                    .wrapping_add(dt as u64)
+                    .wrapping_add(x as i64 as u64);
+            }
+        }
         let dt = t as i128 - self.t0_ns as i128;
         // The conversions go through 64 bits when the values fit (the same numbers: both
         // round to nearest), as 128-bit float conversions are slow library calls.
-        let dtf = i64::try_from(dt).map_or(dt as f64, |d| d as f64);
+        let dtf = match i64::try_from(dt) {
+            Ok(d) => d as f64,
+            Err(_) => dt as f64,
+        };
         let x = round(dtf * self.drift_ppm * 1e-6);
         let extra = if x.abs() < 9.0e18 {
             x as i64 as i128
@@ -596,6 +612,38 @@ impl Esc {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The local clock as 128-bit arithmetic computes it (what the 64-bit path must match).
+    fn local_wide(c: &DcClock, t: u64) -> u64 {
+        let dt = t as i128 - c.t0_ns as i128;
+        let x = (dt as f64 * c.drift_ppm * 1e-6).round();
+        (c.start_offset_ns as i128 + dt + x as i128) as u64
+    }
+
+    #[test]
+    fn local_clock_64_bit_path_matches_128_bit_arithmetic() {
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for i in 0..100_000 {
+            let c = DcClock {
+                drift_ppm: [0.0, 100.0, -100.0, 12.345, -0.001][i % 5],
+                start_offset_ns: next(),
+                t0_ns: next() >> [1, 20, 40][i % 3],
+            };
+            let t = match i % 4 {
+                0 => c.t0_ns.wrapping_add(next() >> 30),
+                1 => c.t0_ns.saturating_sub(next() >> 30),
+                2 => next() >> 1,
+                _ => next(),
+            };
+            assert_eq!(c.local(t), local_wide(&c, t), "{c:?} at {t}");
+        }
+    }
 
     #[test]
     fn fast_round_and_floor_match_std() {

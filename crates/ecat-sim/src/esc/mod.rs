@@ -135,6 +135,10 @@ pub struct Esc {
     /// address, alias, DL control, FMMUs) may have changed since the network last asked
     /// (see [`Esc::refresh_route`]).
     route_stale: bool,
+    /// Bytes `[lo, hi)` covering the areas of every enabled SyncManager (all three buffers):
+    /// accesses outside it need no SM check. Kept up to date wherever SM registers change
+    /// (see [`Esc::sm_span_refresh`]).
+    sm_span: (u32, u32),
 }
 
 impl core::fmt::Debug for Esc {
@@ -181,6 +185,7 @@ impl Esc {
             pdi_kick: true,
             scratch: Vec::new(),
             route_stale: true,
+            sm_span: (u32::MAX, 0),
         };
         esc.power_up();
         esc
@@ -241,6 +246,7 @@ impl Esc {
         }
         self.eeprom_reload();
         self.refresh_dl_status();
+        self.sm_span_refresh();
     }
 
     /// Make the DC 32 bits wide (feature register 0x0008 bit 3 clear) or 64; powers up.
@@ -324,6 +330,9 @@ impl Esc {
             if let Some(m) = self.mem.get_mut(addr as usize + i) {
                 *m = *d;
             }
+        }
+        if (addr as u32) < reg::SM0 as u32 + 128 && end > reg::SM0 as u32 {
+            self.sm_span_refresh();
         }
     }
 

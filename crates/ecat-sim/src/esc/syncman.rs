@@ -124,6 +124,20 @@ impl Esc {
     /// Whether `[start, end)` overlaps the area of an enabled SM (all three buffers, so that
     /// the reserved ones count too).
     pub(crate) fn sm_areas_overlap(&self, start: u32, end: u32) -> bool {
+        debug_assert_eq!(
+            self.sm_span,
+            self.sm_span_now(),
+            "SM registers changed unseen"
+        );
+        let (lo, hi) = self.sm_span;
+        if start >= hi || end <= lo {
+            return false;
+        }
+        self.sm_areas_overlap_each(start, end)
+    }
+
+    /// [`Esc::sm_areas_overlap`], SM by SM.
+    fn sm_areas_overlap_each(&self, start: u32, end: u32) -> bool {
         (0..self.shape.sms).any(|n| {
             let a = reg::sm(n) as usize;
             if self.mem[a + 6] & 1 == 0 {
@@ -133,6 +147,26 @@ impl Esc {
             let len = u16::from_le_bytes([self.mem[a + 2], self.mem[a + 3]]) as u32;
             len != 0 && start < lo + 3 * len && end > lo
         })
+    }
+
+    /// The bytes covering the areas of the enabled SMs, `(u32::MAX, 0)` when none is.
+    fn sm_span_now(&self) -> (u32, u32) {
+        let (mut lo, mut hi) = (u32::MAX, 0);
+        for n in 0..self.shape.sms {
+            let a = reg::sm(n) as usize;
+            let start = u16::from_le_bytes([self.mem[a], self.mem[a + 1]]) as u32;
+            let len = u16::from_le_bytes([self.mem[a + 2], self.mem[a + 3]]) as u32;
+            if self.mem[a + 6] & 1 != 0 && len != 0 {
+                lo = lo.min(start);
+                hi = hi.max(start + 3 * len);
+            }
+        }
+        (lo, hi)
+    }
+
+    /// Recompute the span of the SM areas after SM registers changed.
+    pub(crate) fn sm_span_refresh(&mut self) {
+        self.sm_span = self.sm_span_now();
     }
 
     /// Check `[start, end)` against every SM for an access in `dir`.
@@ -231,6 +265,7 @@ impl Esc {
     /// After ECAT wrote SM registers: an SM switched on or off starts with an empty buffer
     /// (mailbox) or with nothing written (buffered).
     pub(crate) fn sm_registers_written(&mut self, old_activate: &[u8; 16]) {
+        self.sm_span_refresh();
         for n in 0..self.shape.sms {
             let now = self.mem[reg::sm(n) as usize + 6];
             if (now ^ old_activate[n as usize]) & 1 != 0 {
