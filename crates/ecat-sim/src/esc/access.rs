@@ -25,12 +25,12 @@ fn overlaps(start: u32, end: u32, lo: u16, hi_excl: u16) -> bool {
 impl Esc {
     /// May the ECAT side read the byte at `a` under `gate`?
     pub(crate) fn readable(&self, a: u32, gate: &Gate) -> bool {
-        self.shape.access(a) != Access::Absent && gate.allows(a)
+        self.reg_access(a) != Access::Absent && gate.allows(a)
     }
 
     /// May the ECAT side write the byte at `a` under `gate`?
     pub(crate) fn writable(&self, a: u32, gate: &Gate, ctx: &WriteCtx) -> bool {
-        self.shape.access(a) == Access::ReadWrite
+        self.reg_access(a) == Access::ReadWrite
             && gate.allows(a)
             && self.sm_byte_writable(a, &ctx.sm_activate)
     }
@@ -68,7 +68,7 @@ impl Esc {
             let mut any = false;
             for (i, o) in out.iter_mut().enumerate() {
                 let a = addr + i as u32;
-                if self.shape.access(a) == Access::Absent {
+                if self.reg_access(a) == Access::Absent {
                     continue;
                 }
                 let m = self.mem.get(a as usize).copied().unwrap_or(0);
@@ -112,7 +112,7 @@ impl Esc {
             let mut any = false;
             for (i, &d) in data.iter().enumerate() {
                 let a = addr + i as u32;
-                if self.shape.access(a) == Access::ReadWrite {
+                if self.reg_access(a) == Access::ReadWrite {
                     self.store(a, d);
                     any = true;
                 }

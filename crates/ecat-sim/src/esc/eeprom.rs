@@ -174,6 +174,7 @@ impl Esc {
             // config 0x0141 bits 2/3 (the EL2828 there, same config, answers none of them).
             self.shape.dc_units =
                 self.chip.dc_system_time || self.mem[reg::ESC_CONFIG as usize] & 0x0C != 0;
+            self.regs = self.shape.table();
             let v = self.get16(reg::EEPROM_CONTROL) & !(ee::ERR_CHECKSUM | ee::ERR_LOADING);
             self.put16(reg::EEPROM_CONTROL, v | self.eeprom_fixed_bits());
         } else {

@@ -139,6 +139,8 @@ pub struct Esc {
     /// accesses outside it need no SM check. Kept up to date wherever SM registers change
     /// (see [`Esc::sm_span_refresh`]).
     sm_span: (u32, u32),
+    /// The register access table of `shape` (see [`Esc::reg_access`]).
+    regs: Option<&'static regmap::RegTable>,
 }
 
 impl core::fmt::Debug for Esc {
@@ -186,6 +188,7 @@ impl Esc {
             scratch: Vec::new(),
             route_stale: true,
             sm_span: (u32::MAX, 0),
+            regs: None,
         };
         esc.power_up();
         esc
@@ -247,6 +250,17 @@ impl Esc {
         self.eeprom_reload();
         self.refresh_dl_status();
         self.sm_span_refresh();
+        self.regs = self.shape.table();
+    }
+
+    /// How the ECAT side may access the byte at `a`: [`MapShape::access`], from the shape's
+    /// table for registers.
+    pub(crate) fn reg_access(&self, a: u32) -> regmap::Access {
+        if let Some(&v) = self.regs.and_then(|t| t.get(a as usize)) {
+            debug_assert_eq!(v, self.shape.access(a), "register table stale at {a:#06x}");
+            return v;
+        }
+        self.shape.access(a)
     }
 
     /// Make the DC 32 bits wide (feature register 0x0008 bit 3 clear) or 64; powers up.

@@ -144,7 +144,49 @@ const fn dc_class(a: u16, units: bool, wide: bool) -> u8 {
     }
 }
 
+/// What [`MapShape::access`] answers for each register byte 0x0000–0x0FFF of one shape.
+pub(crate) type RegTable = [Access; 0x1000];
+
+/// Shapes whose tables are kept at most (a network has a few chip variants; past this,
+/// e.g. under a fuzzer inventing chips, lookups go through [`MapShape::access`]).
+const TABLES_KEPT: usize = 64;
+
+/// The tables made so far, one per shape (see [`MapShape::table`]).
+#[allow(clippy::type_complexity)]
+static TABLES: std::sync::Mutex<Vec<(ShapeKey, &'static RegTable)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// What a register table depends on (the absent ranges by identity: they are static).
+type ShapeKey = (u8, u8, u16, bool, usize, usize);
+
 impl MapShape {
+    /// The access of every register byte for this shape, made once per shape and shared
+    /// (a lookup instead of the classification per byte); `None` past [`TABLES_KEPT`].
+    pub(crate) fn table(&self) -> Option<&'static RegTable> {
+        let key = (
+            self.fmmus,
+            self.sms,
+            self.features,
+            self.dc_units,
+            self.absent.as_ptr() as usize,
+            self.absent.len(),
+        );
+        let mut tables = TABLES.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((_, t)) = tables.iter().find(|(k, _)| *k == key) {
+            return Some(t);
+        }
+        if tables.len() >= TABLES_KEPT {
+            return None;
+        }
+        let mut t = [Access::Absent; 0x1000];
+        for (a, v) in t.iter_mut().enumerate() {
+            *v = self.access(a as u32);
+        }
+        let t: &'static RegTable = Box::leak(Box::new(t));
+        tables.push((key, t));
+        Some(t)
+    }
+
     /// Classify the byte at `addr` (addresses ≥ 0x10000 are absent).
     #[inline]
     pub fn access(&self, addr: u32) -> Access {
