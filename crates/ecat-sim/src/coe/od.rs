@@ -387,6 +387,22 @@ impl PartialEq for Od {
     }
 }
 
+/// Where an entry was last found, for [`Od::set_hinted`] (the default finds nothing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OdHint {
+    object: u32,
+    entry: u32,
+}
+
+impl Default for OdHint {
+    fn default() -> OdHint {
+        OdHint {
+            object: u32::MAX,
+            entry: u32::MAX,
+        }
+    }
+}
+
 /// Source of [`Od::stamp`]s: each thread takes a block of [`STAMP_BLOCK`] at a time and
 /// hands them out itself, so that dictionaries written on different threads (the simulator's
 /// pipeline, `crate::pipeline`) do not contend for one counter.
@@ -491,6 +507,37 @@ impl Od {
         self.object(index)?.entry(sub)
     }
 
+    /// The entry `index:sub`, found through `hint` (see [`Od::set_hinted`]).
+    pub fn entry_hinted(&self, hint: &mut OdHint, index: u16, sub: u8) -> Option<&Entry> {
+        let (i, k) = self.locate(hint, index, sub)?;
+        Some(&self.objects[i].entries[k])
+    }
+
+    /// Where `index:sub` is (object and entry position): at `hint` if it still names that
+    /// entry, else searched, and `hint` updated.
+    fn locate(&self, hint: &mut OdHint, index: u16, sub: u8) -> Option<(usize, usize)> {
+        let (i, k) = (hint.object as usize, hint.entry as usize);
+        let valid = self
+            .objects
+            .get(i)
+            .filter(|o| o.index == index)
+            .and_then(|o| o.entries.get(k))
+            .is_some_and(|e| e.sub == sub);
+        if valid {
+            return Some((i, k));
+        }
+        let i = self.position(index)?;
+        let k = self.objects[i]
+            .entries
+            .binary_search_by_key(&sub, |e| e.sub)
+            .ok()?;
+        *hint = OdHint {
+            object: i as u32,
+            entry: k as u32,
+        };
+        Some((i, k))
+    }
+
     /// The entry `index:sub`, writable.
     pub fn entry_mut(&mut self, index: u16, sub: u8) -> Option<&mut Entry> {
         self.object_mut(index)?.entry_mut(sub)
@@ -509,15 +556,15 @@ impl Od {
     /// Set the integer value of `index:sub` (device side: no access or range checks);
     /// false if the entry does not exist.
     pub fn set(&mut self, index: u16, sub: u8, v: i64) -> bool {
+        self.set_hinted(&mut OdHint::default(), index, sub, v)
+    }
+
+    /// [`Od::set`] for a device model that writes the same entries again and again: `hint`
+    /// remembers where the entry was found and is checked before it is used (a dictionary
+    /// that changed shape since is searched again).
+    pub fn set_hinted(&mut self, hint: &mut OdHint, index: u16, sub: u8, v: i64) -> bool {
         // One lookup of the object for both the comparison and the write.
-        let Some(i) = self.position(index) else {
-            return false;
-        };
-        let Some(k) = self.objects[i]
-            .entries
-            .binary_search_by_key(&sub, |e| e.sub)
-            .ok()
-        else {
+        let Some((i, k)) = self.locate(hint, index, sub) else {
             return false;
         };
         if self.objects[i].entries[k].int() != v {

@@ -16,7 +16,7 @@
 //! * an assignment entry must name an existing mapping object of the SM's direction →
 //!   else 0x06090030 (value range; unverified choice), and a PDO may be assigned once.
 
-use super::od::Od;
+use super::od::{Od, OdHint};
 use ecat_wire::coe::info::ObjectAccess;
 use ecat_wire::coe::SdoAbortCode;
 
@@ -194,8 +194,22 @@ fn put_bit(b: &mut [u8], i: u32, v: bool) {
 
 /// Write the mapped entries' values into `out` (inputs). Gaps are left as they are.
 pub fn pack(od: &Od, map: &[MapEntry], out: &mut [u8]) {
-    for m in map {
-        let Some(e) = (m.index != 0).then(|| od.entry(m.index, m.sub)).flatten() else {
+    pack_hinted(od, map, &mut [], out);
+}
+
+/// [`pack`] for a device that packs the same mapping every frame: `hints[i]` remembers
+/// where entry `i` of `map` is in the dictionary (see [`Od::entry_hinted`]); entries
+/// without a hint are looked up.
+pub fn pack_hinted(od: &Od, map: &[MapEntry], hints: &mut [OdHint], out: &mut [u8]) {
+    for (i, m) in map.iter().enumerate() {
+        if m.index == 0 {
+            continue;
+        }
+        let e = match hints.get_mut(i) {
+            Some(h) => od.entry_hinted(h, m.index, m.sub),
+            None => od.entry(m.index, m.sub),
+        };
+        let Some(e) = e else {
             continue;
         };
         if m.offset.is_multiple_of(8) && m.bits.is_multiple_of(8) {

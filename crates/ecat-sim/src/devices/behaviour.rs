@@ -13,6 +13,7 @@
 //!   process data is packed from the objects the current PDO assignment maps;
 //! * servo drive: see `drive` (CiA 402 state machine, modes, motor model).
 
+use crate::coe::od::OdHint;
 use crate::esc::{Behaviour, Esc};
 
 /// Walking-bit digital inputs.
@@ -32,7 +33,10 @@ impl Behaviour for DigitalInputs {
 
 /// Two analog inputs moving as triangles.
 #[derive(Debug, Clone, Default)]
-pub struct AnalogInputs;
+pub struct AnalogInputs {
+    /// Where the six written entries are in the dictionary (they are written every frame).
+    hints: [OdHint; 6],
+}
 
 /// The value of EL3102 channel 1 at `now_ns`: a triangle from −32768 to 32767 and back,
 /// period 1 s.
@@ -52,12 +56,17 @@ impl Behaviour for AnalogInputs {
         let v1 = analog_pattern(now_ns);
         let v2 = v1.saturating_neg();
         if let Some(od) = esc.od_mut() {
-            for (i, v) in [(0x3101, v1), (0x3102, v2)] {
-                od.set(i, 1, 0);
-                od.set(i, 2, v as i64);
+            let writes = [
+                (0x3101, 1, 0),
+                (0x3101, 2, v1),
+                (0x3102, 1, 0),
+                (0x3102, 2, v2),
+                (0x6401, 1, v1),
+                (0x6401, 2, v2),
+            ];
+            for ((index, sub, v), hint) in writes.into_iter().zip(&mut self.hints) {
+                od.set_hinted(hint, index, sub, v as i64);
             }
-            od.set(0x6401, 1, v1 as i64);
-            od.set(0x6401, 2, v2 as i64);
             return;
         }
         let a = v1.to_le_bytes();
@@ -73,7 +82,7 @@ pub(crate) fn digital_inputs() -> Box<dyn Behaviour> {
 
 /// EL3102.
 pub(crate) fn analog_inputs() -> Box<dyn Behaviour> {
-    Box::new(AnalogInputs)
+    Box::new(AnalogInputs::default())
 }
 
 /// The servo drive.

@@ -24,6 +24,7 @@
 //! clears them.
 
 use super::Esc;
+use crate::coe::od::OdHint;
 use crate::coe::pdo::{self, MapEntry};
 use crate::sii_info::SmKind;
 use ecat_wire::al::AlState;
@@ -49,6 +50,8 @@ pub(crate) struct IoState {
     pub rx_map: Vec<MapEntry>,
     /// Input layout from the dictionary (CoE devices).
     pub tx_map: Vec<MapEntry>,
+    /// Where the entries of `tx_map` are in the dictionary (packed every frame).
+    pub tx_hints: Vec<OdHint>,
     /// Outputs were applied after the last frame.
     pub applying: bool,
     /// The outputs last unpacked into the dictionary and its stamp right after (`None`:
@@ -93,6 +96,7 @@ impl IoState {
             forced: None,
             outputs_valid: false,
             rx_map,
+            tx_hints: vec![OdHint::default(); tx_map.len()],
             tx_map,
             applying: false,
             unpacked: None,
@@ -238,7 +242,12 @@ impl Esc {
             }
             None => {
                 if let Some(c) = self.coe.as_ref() {
-                    pdo::pack(&c.od, &self.io.tx_map, &mut self.io.device_inputs);
+                    pdo::pack_hinted(
+                        &c.od,
+                        &self.io.tx_map,
+                        &mut self.io.tx_hints,
+                        &mut self.io.device_inputs,
+                    );
                 }
                 let d = core::mem::take(&mut self.io.device_inputs);
                 self.pdi_write_buffered(n, &d);
