@@ -14,49 +14,12 @@
 //! worker's, from /proc). Wall time on a shared machine includes waiting for a CPU; compare
 //! the ways by their ratio within one run.
 
-use ecat::dc::setup::DcOptions;
-use ecat::dc::{DcMode, DcRuntime};
-use ecat::error::Result;
-use ecat::link::sim::SimLink;
-use ecat::link::{Link, LinkCounters};
-use ecat::runtime::Activation;
-use ecat::MainDevice;
+#[path = "common/cycle.rs"]
+mod cycle;
+
 use ecat_sim::pipeline::{Pipeline, SendFn};
-use ecat_sim::Network;
-use ecat_wire::al::AlState;
 use std::sync::mpsc::channel;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-
-/// A simulated link that keeps a copy of every frame sent while `recording` is set.
-struct Recorder {
-    inner: SimLink,
-    frames: Arc<Mutex<Option<Vec<Vec<u8>>>>>,
-}
-
-impl Link for Recorder {
-    fn send(&mut self, frame: &[u8]) -> Result<()> {
-        if let Some(v) = self.frames.lock().unwrap().as_mut() {
-            v.push(frame.to_vec());
-        }
-        self.inner.send(frame)
-    }
-    fn recv(&mut self, buf: &mut [u8], deadline: Option<Instant>) -> Result<Option<usize>> {
-        self.inner.recv(buf, deadline)
-    }
-    fn sim_network(&mut self) -> Option<&mut Network> {
-        Some(self.inner.network_mut())
-    }
-    fn mac(&self) -> [u8; 6] {
-        self.inner.mac()
-    }
-    fn name(&self) -> &str {
-        self.inner.name()
-    }
-    fn counters(&self) -> LinkCounters {
-        self.inner.counters()
-    }
-}
 
 /// CPU time of the calling thread (ns).
 fn cpu_ns() -> u64 {
@@ -113,49 +76,7 @@ fn main() {
     let rounds: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(5);
     let cycles: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(300);
     let split: Option<usize> = args.get(4).and_then(|s| s.parse().ok());
-    let frames = Arc::new(Mutex::new(None));
-    // The simulated link's clock starts with it; the replay goes on from there.
-    let epoch = Instant::now();
-    let link = SimLink::with_network(
-        Network::open(&net_name).expect("network"),
-        format!("sim:{net_name}"),
-        net_name.clone(),
-    );
-    let mut md = MainDevice::with_link(Box::new(Recorder {
-        inner: link,
-        frames: frames.clone(),
-    }));
-    md.scan().expect("scan");
-    // With distributed clocks, as `ecat run` sets them up by default.
-    let dc = md
-        .configure_dc(DcOptions::default())
-        .expect("DC setup")
-        .map(|setup| DcRuntime {
-            setup,
-            mode: DcMode::MasterFollowsReference,
-            cycle_ns: 1_000_000,
-            shift_ns: 0,
-        });
-    let mut rt = md
-        .activate(Activation {
-            dc,
-            ..Activation::default()
-        })
-        .expect("activate");
-    rt.run_until_state(AlState::Op, 1_000_000, 20_000)
-        .expect("OP");
-    for _ in 0..50 {
-        rt.tx_rx(1_000_000).expect("cycle");
-    }
-    *frames.lock().unwrap() = Some(Vec::new());
-    rt.tx_rx(1_000_000).expect("cycle");
-    let cycle_frames = frames.lock().unwrap().take().unwrap_or_default();
-    let base = rt
-        .link_mut()
-        .sim_network()
-        .expect("simulated network")
-        .clone();
-    drop(rt);
+    let (cycle_frames, base, epoch) = cycle::record_cycle(&net_name);
     println!(
         "ecat pipeline_rt: {net_name}, {} frames per cycle, {rounds} rounds of {cycles} cycles at a 1 ms pace",
         cycle_frames.len()
