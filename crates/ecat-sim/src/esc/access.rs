@@ -66,6 +66,22 @@ impl Esc {
         if self.plain(addr, end) {
             // No SyncManager involved: straight from memory.
             let mut any = false;
+            if let (Some(t), Some(mem)) = (
+                self.reg_table_range(addr, end),
+                self.mem.get(addr as usize..end as usize),
+            ) {
+                // Registers: the access of each byte from the shape's table at once.
+                for ((o, &m), &acc) in out.iter_mut().zip(mem).zip(t) {
+                    if acc != Access::Absent {
+                        *o = if or { *o | m } else { m };
+                        any = true;
+                    }
+                }
+                if any {
+                    self.after_read_registers(addr, end);
+                }
+                return any;
+            }
             for (i, o) in out.iter_mut().enumerate() {
                 let a = addr + i as u32;
                 if self.reg_access(a) == Access::Absent {
@@ -110,9 +126,11 @@ impl Esc {
         let end = addr + data.len() as u32;
         if self.plain(addr, end) {
             let mut any = false;
+            let table = self.reg_table_range(addr, end);
             for (i, &d) in data.iter().enumerate() {
                 let a = addr + i as u32;
-                if self.reg_access(a) == Access::ReadWrite {
+                let acc = table.map_or_else(|| self.reg_access(a), |t| t[i]);
+                if acc == Access::ReadWrite {
                     self.store(a, d);
                     any = true;
                 }

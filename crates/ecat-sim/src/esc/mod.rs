@@ -263,6 +263,17 @@ impl Esc {
         self.shape.access(a)
     }
 
+    /// The table entries of the register bytes `[addr, end)` (see [`Esc::reg_access`]), if
+    /// the range lies in the register space and the shape has a table.
+    pub(crate) fn reg_table_range(&self, addr: u32, end: u32) -> Option<&'static [regmap::Access]> {
+        let t = self.regs?.get(addr as usize..end as usize)?;
+        debug_assert!(t
+            .iter()
+            .zip(addr..)
+            .all(|(&v, a)| v == self.shape.access(a)));
+        Some(t)
+    }
+
     /// Make the DC 32 bits wide (feature register 0x0008 bit 3 clear) or 64; powers up.
     pub fn set_dc_64bit(&mut self, wide: bool) {
         let f = ecat_wire::register::features::DC_64BIT;
