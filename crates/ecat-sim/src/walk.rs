@@ -60,7 +60,8 @@ impl Walk<'_> {
         let now_ns = self.now_ns;
         let hop = self.hop;
         self.hop += 1;
-        if hop < self.stop && now_ns < route.due && !self.index.concerns(route, hop) {
+        let mut concerned = self.index.concerns(route, hop);
+        if hop < self.stop && now_ns < route.due && !concerned {
             // Passes untouched (also before its firmware reacted to an earlier frame, in
             // deferred mode): decided from the route alone, without loading the ESC.
             self.passed_irq |= route.irq;
@@ -78,8 +79,10 @@ impl Walk<'_> {
             // The reaction comes first, at the time of the frame that caused it.
             *pending.count -= 1;
             react_late(esc, route, t);
+            // The reaction may have moved the route (addresses, FMMUs).
+            concerned = self.index.concerns(route, hop);
         }
-        if !self.index.concerns(route, hop) {
+        if !concerned {
             if now_ns >= route.due {
                 esc.tick(now_ns);
                 *route = esc.route();
@@ -96,12 +99,7 @@ impl Walk<'_> {
         self.index.set_adp(self.frame, hop);
         // The SYNC unit and the 0x0910 snapshot follow the frames that reach the DC
         // registers (pulses between run when it next does, or on `advance_to`).
-        if self
-            .index
-            .dgs
-            .iter()
-            .any(|d| route.concerns(d, hop) && route.dc_relevant(d))
-        {
+        if route.dc_frame(self.index, hop) {
             esc.dc_frame(rel.shifted(now_ns));
         }
         for d in &self.index.dgs {

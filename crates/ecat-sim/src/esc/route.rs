@@ -58,6 +58,17 @@ impl DgRef {
     fn logical_address(&self) -> u32 {
         self.adp0 as u32 | (self.ado as u32) << 16
     }
+
+    /// Broadcasts and ARMW/FRMW (whose non-addressed ESCs write) concern every ESC.
+    fn concerns_every(&self) -> bool {
+        matches!(self.cmd, Some(Command::Armw | Command::Frmw))
+            || self.addressing() == Addressing::Broadcast
+    }
+}
+
+/// Whether the physical datagram `d` reaches the DC registers 0x0900–0x09FF.
+fn reaches_dc_registers(d: &DgRef) -> bool {
+    (d.ado as usize) < 0x0A00 && d.ado as usize + d.len > 0x0900
 }
 
 /// The datagrams of one frame, reused from frame to frame (no allocation once grown).
@@ -70,6 +81,12 @@ pub(crate) struct FrameIndex {
     positions: Vec<u16>,
     /// The datagrams that can concern many ESCs (broadcast, logical, ARMW/FRMW).
     wide: Vec<DgRef>,
+    /// A datagram concerns every ESC (broadcast, ARMW/FRMW): [`FrameIndex::concerns`] is
+    /// true without asking the route.
+    every: bool,
+    /// A datagram that concerns every ESC reaches the DC registers 0x0900–0x09FF (the DC
+    /// time FRMW): every ESC needs the frame's passage times (see [`Route::dc_relevant`]).
+    every_dc: bool,
 }
 
 impl FrameIndex {
@@ -80,6 +97,8 @@ impl FrameIndex {
         self.stations.clear();
         self.positions.clear();
         self.wide.clear();
+        self.every = false;
+        self.every_dc = false;
         let mut at = first;
         loop {
             let Some(h) = frame
@@ -103,6 +122,10 @@ impl FrameIndex {
                 len,
             };
             self.dgs.push(d);
+            if d.concerns_every() {
+                self.every = true;
+                self.every_dc |= reaches_dc_registers(&d);
+            }
             match d.cmd {
                 None => {}
                 Some(Command::Armw | Command::Frmw) => self.wide.push(d),
@@ -134,6 +157,9 @@ impl FrameIndex {
     /// Whether any datagram of the frame can concern the ESC with `route` passing as the
     /// `hop`-th ESC (the same answer as [`Route::concerns`] over every datagram).
     pub fn concerns(&self, route: &Route, hop: usize) -> bool {
+        if self.every {
+            return true;
+        }
         let named = |v: &Vec<u16>, x: u16| !v.is_empty() && v.binary_search(&x).is_ok();
         named(&self.positions, hop as u16)
             || named(&self.stations, route.station)
@@ -195,8 +221,18 @@ impl Route {
         match d.cmd.map(Command::addressing) {
             Some(Addressing::Logical) => self.fmmu_dc,
             Some(Addressing::None) | None => false,
-            Some(_) => (d.ado as usize) < 0x0A00 && d.ado as usize + d.len > 0x0900,
+            Some(_) => reaches_dc_registers(d),
         }
+    }
+
+    /// Whether a datagram of `index` that concerns this ESC, passing as the `hop`-th ESC,
+    /// can reach its DC registers ([`Route::dc_relevant`] over the frame).
+    pub fn dc_frame(&self, index: &FrameIndex, hop: usize) -> bool {
+        index.every_dc
+            || index
+                .dgs
+                .iter()
+                .any(|d| self.concerns(d, hop) && self.dc_relevant(d))
     }
 
     /// Whether datagram `d` can concern this ESC when it passes as the `hop`-th ESC of the
