@@ -65,7 +65,9 @@ pub struct Args {
     /// Wait for frames by polling the socket instead of sleeping: the simulator keeps its CPU
     /// and the CPU's caches between frames (on a virtual machine a sleeping CPU is given to
     /// others), which a network of hundreds of SubDevices at a 1 ms cycle needs; uses a whole
-    /// CPU. Not with --backup
+    /// CPU. Under a real-time policy (chrt) it needs RT throttling off (`sysctl -w
+    /// kernel.sched_rt_runtime_us=-1`), else the kernel stops it 50 ms of every second (said
+    /// at start). Not with --backup
     #[arg(long, conflicts_with = "backup")]
     spin: bool,
     /// Threads to run the line on: with 2, the first half of the SubDevices runs on one
@@ -190,6 +192,14 @@ pub fn run(a: Args) -> CmdResult {
     }
     for line in &sources {
         println!("  {line}");
+    }
+    if a.spin {
+        if let Some(w) = spin_throttle_warning(
+            realtime_policy(),
+            std::fs::read_to_string("/proc/sys/kernel/sched_rt_runtime_us").ok(),
+        ) {
+            println!("{w}");
+        }
     }
     use std::io::Write;
     std::io::stdout().flush()?;
@@ -357,6 +367,34 @@ pub fn run(a: Args) -> CmdResult {
     Ok(())
 }
 
+/// Whether this process runs under a real-time policy (SCHED_FIFO or SCHED_RR, e.g. started
+/// with `chrt -f`): field 41 of /proc/self/stat.
+fn realtime_policy() -> bool {
+    realtime_in_stat(&std::fs::read_to_string("/proc/self/stat").unwrap_or_default())
+}
+
+/// [`realtime_policy`] from the text of a /proc/PID/stat.
+fn realtime_in_stat(stat: &str) -> bool {
+    // The fields after the command name (which may hold spaces and parentheses) start after
+    // the last ')'.
+    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    // `rest` starts at field 3 (state): field 41 is its 39th.
+    matches!(rest.split_whitespace().nth(38), Some("1" | "2"))
+}
+
+/// The warning `--spin` deserves when a real-time policy meets RT throttling: a thread that
+/// polls without sleeping uses its CPU for the whole period, so the kernel stops it for the
+/// rest of every period once it used `sched_rt_runtime_us` (50 ms of every second by
+/// default): the frames of 50 cycles in a row then come back late.
+fn spin_throttle_warning(realtime: bool, runtime_us: Option<String>) -> Option<String> {
+    let runtime = runtime_us?.trim().to_string();
+    (realtime && runtime != "-1").then(|| {
+        format!(
+            "ecat sim: warning: --spin under a real-time policy with RT throttling on (kernel.sched_rt_runtime_us = {runtime}): the kernel stops this thread for the rest of each period once it used that much, and the frames meanwhile come back late; run `sysctl -w kernel.sched_rt_runtime_us=-1` first, or spin without chrt"
+        )
+    })
+}
+
 /// Poll `link` without sleeping until a frame arrives or `deadline` passes (`--spin`).
 pub(super) fn spin_recv(
     link: &mut RawSocket,
@@ -398,6 +436,47 @@ fn trace_states(net: &Network, last: &mut [Option<(u16, u16)>]) -> std::io::Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spin_warns_only_under_a_realtime_policy_with_throttling_on() {
+        let w = spin_throttle_warning(true, Some("950000\n".into())).expect("warned");
+        assert!(w.contains("sched_rt_runtime_us = 950000)"), "{w}");
+        assert_eq!(spin_throttle_warning(true, Some("-1\n".into())), None);
+        assert_eq!(spin_throttle_warning(false, Some("950000".into())), None);
+        assert_eq!(spin_throttle_warning(true, None), None);
+    }
+
+    #[test]
+    fn the_policy_is_read_past_a_command_name_with_spaces_and_parentheses() {
+        // Fields 3..40 as /proc shows them, then the policy (41) and two more.
+        let stat = |policy: u32| {
+            let middle: Vec<String> = (3..=40).map(|f| f.to_string()).collect();
+            format!("1234 (sim (x) 2) {} {policy} 0 0\n", middle.join(" "))
+        };
+        assert!(realtime_in_stat(&stat(1)), "SCHED_FIFO");
+        assert!(realtime_in_stat(&stat(2)), "SCHED_RR");
+        assert!(!realtime_in_stat(&stat(0)), "SCHED_OTHER");
+        assert!(!realtime_in_stat(&stat(3)), "SCHED_BATCH");
+        assert!(!realtime_in_stat(""), "unreadable");
+    }
+
+    #[test]
+    fn a_process_started_under_chrt_is_seen_as_realtime() {
+        if !ecat::netns::is_root() {
+            eprintln!("skipped: needs root to run a command under chrt -f");
+            return;
+        }
+        let out = std::process::Command::new("chrt")
+            .args(["-f", "1", "cat", "/proc/self/stat"])
+            .output()
+            .ok()
+            .filter(|o| o.status.success());
+        let Some(out) = out else {
+            eprintln!("skipped: chrt is not available here");
+            return;
+        };
+        assert!(realtime_in_stat(&String::from_utf8_lossy(&out.stdout)));
+    }
 
     #[test]
     fn set_inputs_syntax() {
