@@ -52,6 +52,22 @@ impl Esc {
         }
     }
 
+    /// [`Esc::write_ctx`] for a write of `[start, end)`: the snapshot only where the write
+    /// reaches the registers that need it (SMs, EEPROM control), a blank one elsewhere
+    /// (process data writes every cycle need none).
+    pub(crate) fn write_ctx_for(&self, start: u32, end: u32) -> WriteCtx {
+        if overlaps(start, end, reg::SM0, reg::SM0 + 128)
+            || overlaps(start, end, reg::EEPROM_CONFIG, 0x0510)
+        {
+            self.write_ctx()
+        } else {
+            WriteCtx {
+                sm_activate: [0; 16],
+                eeprom_control: 0,
+            }
+        }
+    }
+
     pub(crate) fn write_ctx(&self) -> WriteCtx {
         WriteCtx {
             sm_activate: self.sm_activate_snapshot(),
@@ -141,7 +157,7 @@ impl Esc {
             return any;
         }
         let gate = self.sm_gate(addr, end, Dir::Write);
-        let ctx = self.write_ctx();
+        let ctx = self.write_ctx_for(addr, end);
         let mut any = false;
         for (i, &d) in data.iter().enumerate() {
             let a = addr + i as u32;

@@ -197,7 +197,7 @@ impl Esc {
     fn fmmu_write(&mut self, span: &Span, incoming: &[u8]) -> bool {
         let (lo, hi) = span.mem_bytes();
         let gate = self.sm_gate(lo, hi, Dir::Write);
-        let ctx: WriteCtx = self.write_ctx();
+        let ctx: WriteCtx = self.write_ctx_for(lo, hi);
         let mut any = false;
         let mut i = 0;
         while i < span.bits {
