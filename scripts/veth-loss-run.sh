@@ -10,7 +10,8 @@
 #   NAME      veth name prefix (default vloss; the ends are NAME0 and NAME1)
 # Environment: CYCLE (default 1ms); SIM_FIFO=N runs `ecat sim` at SCHED_FIFO priority N
 # (on a loaded machine the simulator of a large network needs it to keep up); SIM_ARGS: more
-# `ecat sim` options.
+# `ecat sim` options; REPORT: report interval (default 60s; 1s shows whether late frames come
+# in bursts, as when the machine's host is busy, or spread evenly, as when the line is too slow).
 # Logs go to target/veth-loss/ (run.log, run.json, sim.log, counters.txt).
 set -euo pipefail
 dur="${1:?usage: veth-loss-run.sh DURATION [NETWORK] [NAME]}"
@@ -38,7 +39,7 @@ prio=()
 "${prio[@]}" "$bin" sim -i "$b" -n "$net" ${SIM_ARGS:-} >"$out/sim.log" 2>&1 &
 sim=$!
 sleep 1
-"$bin" run -i "raw:$a" --cycle ${CYCLE:-1ms} --duration "$dur" --report-every 60s --json "$out/run.json" \
+"$bin" run -i "raw:$a" --cycle ${CYCLE:-1ms} --duration "$dur" --report-every "${REPORT:-60s}" --json "$out/run.json" \
     >"$out/run.log" 2>&1 || echo "ecat run failed: see $out/run.log"
 { ip -s link show "$a"; ip -s link show "$b"; } >"$out/counters.txt"
 kill -INT "$sim"
