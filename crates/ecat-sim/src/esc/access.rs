@@ -25,14 +25,24 @@ fn overlaps(start: u32, end: u32, lo: u16, hi_excl: u16) -> bool {
 impl Esc {
     /// May the ECAT side read the byte at `a` under `gate`?
     pub(crate) fn readable(&self, a: u32, gate: &Gate) -> bool {
-        self.reg_access(a) != Access::Absent && gate.allows(a)
+        self.readable_through(a, Some(gate))
+    }
+
+    /// [`Esc::readable`] where `None` stands for an empty gate (no SM area involved).
+    pub(crate) fn readable_through(&self, a: u32, gate: Option<&Gate>) -> bool {
+        self.reg_access(a) != Access::Absent && gate.is_none_or(|g| g.allows(a))
+    }
+
+    /// [`Esc::writable`] where `None` stands for an empty gate (no SM area involved).
+    pub(crate) fn writable_through(&self, a: u32, gate: Option<&Gate>, ctx: &WriteCtx) -> bool {
+        self.reg_access(a) == Access::ReadWrite
+            && gate.is_none_or(|g| g.allows(a))
+            && self.sm_byte_writable(a, &ctx.sm_activate)
     }
 
     /// May the ECAT side write the byte at `a` under `gate`?
     pub(crate) fn writable(&self, a: u32, gate: &Gate, ctx: &WriteCtx) -> bool {
-        self.reg_access(a) == Access::ReadWrite
-            && gate.allows(a)
-            && self.sm_byte_writable(a, &ctx.sm_activate)
+        self.writable_through(a, Some(gate), ctx)
     }
 
     /// Store one written byte. Some registers act on the write but keep their own value
@@ -179,7 +189,7 @@ impl Esc {
     }
 
     /// Side effects of reading registers: AL/DL status reads clear their event bits.
-    fn after_read_registers(&mut self, start: u32, end: u32) {
+    pub(crate) fn after_read_registers(&mut self, start: u32, end: u32) {
         let mut clear = 0;
         if overlaps(start, end, reg::AL_STATUS, reg::AL_STATUS + 2) {
             clear |= 0x0008;
@@ -201,7 +211,7 @@ impl Esc {
 
     /// Side effects of writing registers; `ctx` is needed (and given) when the range touches
     /// the EEPROM or SM registers.
-    fn after_write_registers(&mut self, start: u32, end: u32, ctx: Option<&WriteCtx>) {
+    pub(crate) fn after_write_registers(&mut self, start: u32, end: u32, ctx: Option<&WriteCtx>) {
         if start < 0x0900 || end > 0x0A00 {
             self.kick_pdi();
         }

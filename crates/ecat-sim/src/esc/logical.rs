@@ -161,7 +161,10 @@ impl Esc {
 
     fn fmmu_read(&mut self, span: &Span, frame: &mut [u8]) -> bool {
         let (lo, hi) = span.mem_bytes();
-        let gate = self.sm_gate(lo, hi, Dir::Read);
+        // Outside every SM area (a status bit, a register) the gate would be empty.
+        let gate = self
+            .sm_areas_overlap(lo, hi)
+            .then(|| self.sm_gate(lo, hi, Dir::Read));
         let mut any = false;
         let mut i = 0;
         // A memory byte at a time (access rights are per byte), whole bytes when aligned.
@@ -171,12 +174,12 @@ impl Esc {
             let n = (8 - b0).min(span.bits - i);
             let fb = span.frame_bit + i;
             i += n;
-            if a > u32::MAX as u64 || !self.readable(a as u32, &gate) {
+            if a > u32::MAX as u64 || !self.readable_through(a as u32, gate.as_ref()) {
                 continue;
             }
             let v = self
                 .mem
-                .get(gate.map(a as u32) as usize)
+                .get(gate.as_ref().map_or(a as u32, |g| g.map(a as u32)) as usize)
                 .copied()
                 .unwrap_or(0);
             if n == 8 && fb.is_multiple_of(8) {
@@ -189,14 +192,19 @@ impl Esc {
             any = true;
         }
         if any {
-            self.after_read(lo, hi, &gate);
+            match &gate {
+                Some(g) => self.after_read(lo, hi, g),
+                None => self.after_read_registers(lo, hi),
+            }
         }
         any
     }
 
     fn fmmu_write(&mut self, span: &Span, incoming: &[u8]) -> bool {
         let (lo, hi) = span.mem_bytes();
-        let gate = self.sm_gate(lo, hi, Dir::Write);
+        let gate = self
+            .sm_areas_overlap(lo, hi)
+            .then(|| self.sm_gate(lo, hi, Dir::Write));
         let ctx: WriteCtx = self.write_ctx_for(lo, hi);
         let mut any = false;
         let mut i = 0;
@@ -206,10 +214,10 @@ impl Esc {
             let n = (8 - b0).min(span.bits - i);
             let fb = span.frame_bit + i;
             i += n;
-            if a > u32::MAX as u64 || !self.writable(a as u32, &gate, &ctx) {
+            if a > u32::MAX as u64 || !self.writable_through(a as u32, gate.as_ref(), &ctx) {
                 continue;
             }
-            let pa = gate.map(a as u32);
+            let pa = gate.as_ref().map_or(a as u32, |g| g.map(a as u32));
             let byte = if n == 8 && fb.is_multiple_of(8) {
                 incoming[(fb / 8) as usize]
             } else {
@@ -223,7 +231,10 @@ impl Esc {
             any = true;
         }
         if any {
-            self.after_write(lo, hi, &gate, &ctx);
+            match &gate {
+                Some(g) => self.after_write(lo, hi, g, &ctx),
+                None => self.after_write_registers(lo, hi, Some(&ctx)),
+            }
         }
         any
     }
