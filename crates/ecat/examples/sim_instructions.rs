@@ -17,6 +17,10 @@
 //! (and `--toggle-collect=sim_instructions::settle` for the idle part), divided by
 //! `CYCLES`: [`WARM_UP`] more cycles run first, uncounted (copy-on-write state shared with
 //! the recorded network is copied there).
+//!
+//! `NOP=I,J,...` turns the cycle's datagrams I, J, ... (counted from 0 across the cycle's
+//! frames, in order) into NOPs, which every ESC passes untouched: the difference to a run
+//! without it is what those datagrams cost.
 
 #[path = "common/cycle.rs"]
 mod cycle;
@@ -42,6 +46,27 @@ fn settle(net: &mut Network) {
     net.settle();
 }
 
+/// Turn the datagrams numbered in `nops` (across `frames`, in order) into NOPs (command 0).
+fn make_nops(frames: &mut [Vec<u8>], nops: &[usize]) {
+    use ecat_wire::datagram::OVERHEAD;
+    use ecat_wire::frame::{ECAT_HEADER_LEN, ETH_HEADER_LEN};
+    let mut k = 0;
+    for f in frames.iter_mut() {
+        let mut at = ETH_HEADER_LEN + ECAT_HEADER_LEN;
+        while let Some(h) = f.get(at..at + 8) {
+            let lf = u16::from_le_bytes([h[6], h[7]]);
+            if nops.contains(&k) {
+                f[at] = 0;
+            }
+            k += 1;
+            at += OVERHEAD + (lf & 0x07FF) as usize;
+            if lf & 0x8000 == 0 {
+                break;
+            }
+        }
+    }
+}
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v.get(v.len() / 2).copied().unwrap_or(0.0)
@@ -52,7 +77,14 @@ fn main() {
     let net_name = args.get(1).cloned().unwrap_or_else(|| "io1000".into());
     let cycles: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1000);
     let virt = std::env::var_os("VIRT").is_some();
-    let (cycle_frames, base, epoch) = cycle::record_cycle(&net_name);
+    let (mut cycle_frames, base, epoch) = cycle::record_cycle(&net_name);
+    if let Ok(list) = std::env::var("NOP") {
+        let nops: Vec<usize> = list
+            .split(',')
+            .filter_map(|x| x.trim().parse().ok())
+            .collect();
+        make_nops(&mut cycle_frames, &nops);
+    }
     let mut net = base.clone();
     net.set_deferred_pdi(true);
     let mut buf = vec![0u8; 2048];
