@@ -259,19 +259,28 @@ impl Esc {
         self.dc.corr + self.dc.rate * dl
     }
 
-    fn dc_offset(&self) -> u64 {
+    /// Little-endian `u64` of the registers at `a` (in the register space, always present).
+    fn reg_u64(&self, a: usize) -> u64 {
         let mut b = [0u8; 8];
-        self.read(0x0920, &mut b);
-        u64::from_le_bytes(b) & self.dc_mask()
+        b.copy_from_slice(&self.mem[a..a + 8]);
+        u64::from_le_bytes(b)
+    }
+
+    fn dc_offset(&self) -> u64 {
+        self.reg_u64(0x0920) & self.dc_mask()
     }
 
     fn dc_delay(&self) -> u64 {
-        self.read_u32(0x0928) as u64
+        self.reg_u64(0x0928) & u32::MAX as u64
     }
 
     /// Local copy of system time at true time `t_ns`, in the DC's width.
     pub fn system_time(&self, t_ns: u64) -> u64 {
-        let local = self.dc.clock.local(t_ns);
+        self.system_time_at_local(self.dc.clock.local(t_ns))
+    }
+
+    /// [`Esc::system_time`] when the local time is known already.
+    fn system_time_at_local(&self, local: u64) -> u64 {
         let c = floor(self.correction_at(local)) as i64;
         local.wrapping_add(self.dc_offset()).wrapping_add(c as u64) & self.dc_mask()
     }
@@ -405,28 +414,36 @@ impl Esc {
     /// Freeze the correction at true time `t` to start a new linear piece; pulses up to `t`
     /// are generated first with the old one.
     fn new_segment(&mut self, t: u64) {
+        self.new_segment_at_local(t, self.dc.clock.local(t));
+    }
+
+    /// [`Esc::new_segment`] when the local time at `t` is known already.
+    fn new_segment_at_local(&mut self, t: u64, local: u64) {
         self.advance_sync(t);
-        let local = self.dc.clock.local(t);
         self.dc.corr = self.correction_at(local);
         self.dc.seg_local = local;
     }
 
     fn system_time_written(&mut self, t: u64) {
         let received = u64::from_le_bytes(self.dc.rx);
-        let own = self.system_time(t).wrapping_sub(self.dc_delay());
+        // One local time for the whole comparison (the pulses `new_segment` runs change
+        // neither the clock nor the correction).
+        let local = self.dc.clock.local(t);
+        let own = self
+            .system_time_at_local(local)
+            .wrapping_sub(self.dc_delay());
         let narrow = self.dc_mask() != u64::MAX || self.dc.rx_mask & 0xF0 == 0;
         let delta = if narrow {
             own.wrapping_sub(received) as u32 as i32 as f64
         } else {
             own.wrapping_sub(received) as i64 as f64
         };
-        self.new_segment(t);
-        let local = self.dc.clock.local(t);
+        self.new_segment_at_local(t, local);
         // Filtered mean |Δ| with the sign of the latest Δ (B2: bit 31 = local copy smaller).
         let depth = (self.mem[0x0934] & 0x0F) as i32;
         let m = &mut self.dc.mean_abs;
         *m += (delta.abs() - *m) / 2f64.powi(depth);
-        let mut reg = (m.round() as u64).min(0x7FFF_FFFF) as u32;
+        let mut reg = (round(*m) as u64).min(0x7FFF_FFFF) as u32;
         if delta < 0.0 {
             reg |= 0x8000_0000;
         }
