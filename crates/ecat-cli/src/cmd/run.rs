@@ -375,6 +375,8 @@ pub fn run(mut a: Args) -> CmdResult {
     );
     let mut perf = Perf::new();
     let mut incomplete_cycles = 0u64;
+    let mut by_second = super::run_seconds::Seconds::default();
+    let period_ns = a.cycle;
     // Precomputed before the cycle starts.
     let mut servo = (profile == Profile::Velocity).then(|| {
         ServoApp::new(
@@ -384,11 +386,14 @@ pub fn run(mut a: Args) -> CmdResult {
     });
     let mut app = |rt: &mut Runtime, cycle: u64| {
         if rt.supervisor().all_running() {
+            let mut any = false;
             for d in 0..rt.domains().len() {
                 if rt.domain(d).state() != DomainState::Complete {
                     incomplete_cycles += 1;
+                    any = true;
                 }
             }
+            by_second.record(cycle * period_ns / 1_000_000_000, any);
         }
         match servo.as_mut() {
             Some(s) => s.step(rt, cycle),
@@ -455,6 +460,10 @@ pub fn run(mut a: Args) -> CmdResult {
         super::eoe::print_totals(&b);
     }
     println!("domain cycles not complete while all SubDevices were in OP: {incomplete_cycles}");
+    by_second.fold();
+    if let Some(l) = by_second.line() {
+        println!("{l}");
+    }
     let losses = LossReport::between(&loss_start, &loss_snapshot(&mut rt));
     print!("{}", losses.text());
     if let Some(image) = &eni_image {
