@@ -23,26 +23,18 @@ fn overlaps(start: u32, end: u32, lo: u16, hi_excl: u16) -> bool {
 }
 
 impl Esc {
-    /// May the ECAT side read the byte at `a` under `gate`?
-    pub(crate) fn readable(&self, a: u32, gate: &Gate) -> bool {
-        self.readable_through(a, Some(gate))
-    }
-
-    /// [`Esc::readable`] where `None` stands for an empty gate (no SM area involved).
-    pub(crate) fn readable_through(&self, a: u32, gate: Option<&Gate>) -> bool {
+    /// May the ECAT side read the byte at `a` under `gate` (`None`: no SM area involved)?
+    #[inline]
+    pub(crate) fn readable(&self, a: u32, gate: Option<&Gate>) -> bool {
         self.reg_access(a) != Access::Absent && gate.is_none_or(|g| g.allows(a))
     }
 
-    /// [`Esc::writable`] where `None` stands for an empty gate (no SM area involved).
-    pub(crate) fn writable_through(&self, a: u32, gate: Option<&Gate>, ctx: &WriteCtx) -> bool {
+    /// May the ECAT side write the byte at `a` under `gate` (`None`: no SM area involved)?
+    #[inline]
+    pub(crate) fn writable(&self, a: u32, gate: Option<&Gate>, ctx: &WriteCtx) -> bool {
         self.reg_access(a) == Access::ReadWrite
             && gate.is_none_or(|g| g.allows(a))
             && self.sm_byte_writable(a, &ctx.sm_activate)
-    }
-
-    /// May the ECAT side write the byte at `a` under `gate`?
-    pub(crate) fn writable(&self, a: u32, gate: &Gate, ctx: &WriteCtx) -> bool {
-        self.writable_through(a, Some(gate), ctx)
     }
 
     /// Store one written byte. Some registers act on the write but keep their own value
@@ -126,7 +118,7 @@ impl Esc {
         let mut any = false;
         for (i, o) in out.iter_mut().enumerate() {
             let a = addr + i as u32;
-            if !self.readable(a, &gate) {
+            if !self.readable(a, Some(&gate)) {
                 continue;
             }
             let m = self.mem.get(gate.map(a) as usize).copied().unwrap_or(0);
@@ -134,7 +126,7 @@ impl Esc {
             any = true;
         }
         if any {
-            self.after_read(addr, end, &gate);
+            self.after_read(addr, end, Some(&gate));
         }
         any
     }
@@ -171,25 +163,28 @@ impl Esc {
         let mut any = false;
         for (i, &d) in data.iter().enumerate() {
             let a = addr + i as u32;
-            if self.writable(a, &gate, &ctx) {
+            if self.writable(a, Some(&gate), &ctx) {
                 self.store(gate.map(a), d);
                 any = true;
             }
         }
         if any {
-            self.after_write(addr, end, &gate, &ctx);
+            self.after_write(addr, end, Some(&gate), &ctx);
         }
         any
     }
 
     /// Side effects of a successful read of `[start, end)`.
-    pub(crate) fn after_read(&mut self, start: u32, end: u32, gate: &Gate) {
-        self.sm_complete(gate);
+    #[inline]
+    pub(crate) fn after_read(&mut self, start: u32, end: u32, gate: Option<&Gate>) {
+        if let Some(g) = gate {
+            self.sm_complete(g);
+        }
         self.after_read_registers(start, end);
     }
 
     /// Side effects of reading registers: AL/DL status reads clear their event bits.
-    pub(crate) fn after_read_registers(&mut self, start: u32, end: u32) {
+    fn after_read_registers(&mut self, start: u32, end: u32) {
         let mut clear = 0;
         if overlaps(start, end, reg::AL_STATUS, reg::AL_STATUS + 2) {
             clear |= 0x0008;
@@ -204,14 +199,23 @@ impl Esc {
     }
 
     /// Side effects of a successful write of `[start, end)`.
-    pub(crate) fn after_write(&mut self, start: u32, end: u32, gate: &Gate, ctx: &WriteCtx) {
-        self.sm_complete(gate);
+    #[inline]
+    pub(crate) fn after_write(
+        &mut self,
+        start: u32,
+        end: u32,
+        gate: Option<&Gate>,
+        ctx: &WriteCtx,
+    ) {
+        if let Some(g) = gate {
+            self.sm_complete(g);
+        }
         self.after_write_registers(start, end, Some(ctx));
     }
 
     /// Side effects of writing registers; `ctx` is needed (and given) when the range touches
     /// the EEPROM or SM registers.
-    pub(crate) fn after_write_registers(&mut self, start: u32, end: u32, ctx: Option<&WriteCtx>) {
+    fn after_write_registers(&mut self, start: u32, end: u32, ctx: Option<&WriteCtx>) {
         if start < 0x0900 || end > 0x0A00 {
             self.kick_pdi();
         }

@@ -9,7 +9,7 @@
 //! read happened, +2 for LRW (+1 for LWR) if any write happened, once per ESC.
 
 use super::access::WriteCtx;
-use super::syncman::Dir;
+use super::syncman::{Dir, Gate};
 use super::{DatagramOutcome, Esc};
 use ecat_wire::datagram::Datagram;
 use ecat_wire::register::{self as reg, FmmuRepr};
@@ -174,12 +174,12 @@ impl Esc {
             let n = (8 - b0).min(span.bits - i);
             let fb = span.frame_bit + i;
             i += n;
-            if a > u32::MAX as u64 || !self.readable_through(a as u32, gate.as_ref()) {
+            if a > u32::MAX as u64 || !self.readable(a as u32, gate.as_ref()) {
                 continue;
             }
             let v = self
                 .mem
-                .get(gate.as_ref().map_or(a as u32, |g| g.map(a as u32)) as usize)
+                .get(Gate::map_through(gate.as_ref(), a as u32) as usize)
                 .copied()
                 .unwrap_or(0);
             if n == 8 && fb.is_multiple_of(8) {
@@ -192,10 +192,7 @@ impl Esc {
             any = true;
         }
         if any {
-            match &gate {
-                Some(g) => self.after_read(lo, hi, g),
-                None => self.after_read_registers(lo, hi),
-            }
+            self.after_read(lo, hi, gate.as_ref());
         }
         any
     }
@@ -214,10 +211,10 @@ impl Esc {
             let n = (8 - b0).min(span.bits - i);
             let fb = span.frame_bit + i;
             i += n;
-            if a > u32::MAX as u64 || !self.writable_through(a as u32, gate.as_ref(), &ctx) {
+            if a > u32::MAX as u64 || !self.writable(a as u32, gate.as_ref(), &ctx) {
                 continue;
             }
-            let pa = gate.as_ref().map_or(a as u32, |g| g.map(a as u32));
+            let pa = Gate::map_through(gate.as_ref(), a as u32);
             let byte = if n == 8 && fb.is_multiple_of(8) {
                 incoming[(fb / 8) as usize]
             } else {
@@ -231,10 +228,7 @@ impl Esc {
             any = true;
         }
         if any {
-            match &gate {
-                Some(g) => self.after_write(lo, hi, g, &ctx),
-                None => self.after_write_registers(lo, hi, Some(&ctx)),
-            }
+            self.after_write(lo, hi, gate.as_ref(), &ctx);
         }
         any
     }

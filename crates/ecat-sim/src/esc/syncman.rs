@@ -55,6 +55,11 @@ impl Gate {
             .map_or(a, |&(_, _, shift)| a + shift)
     }
 
+    /// [`Gate::map`] where `None` stands for an empty gate (no SM area involved).
+    pub fn map_through(gate: Option<&Gate>, a: u32) -> u32 {
+        gate.map_or(a, |g| g.map(a))
+    }
+
     fn reject(&mut self, lo: u32, hi: u32) {
         if self.n < self.rejected.len() && lo < hi {
             self.rejected[self.n] = (lo, hi);
