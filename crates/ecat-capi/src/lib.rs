@@ -45,7 +45,7 @@ pub mod ffi;
 pub mod helpers;
 pub mod info;
 pub mod layout;
-pub mod link_config;
+pub use ecat::link_config;
 pub mod master;
 pub mod mbx_request;
 pub mod pdo_config;

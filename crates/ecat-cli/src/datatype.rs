@@ -75,11 +75,7 @@ impl DataType {
                 Some(b) => (true, b),
                 None => (false, t),
             };
-            let v = match body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
-                Some(h) => i128::from_str_radix(h, 16),
-                None => body.parse::<i128>(),
-            }
-            .map_err(|_| format!("'{text}' is not a number"))?;
+            let v = crate::select::parse_u64(body)? as i128;
             Ok(if neg { -v } else { v })
         };
         let range = |v: i128, lo: i128, hi: i128| {
@@ -143,6 +139,26 @@ impl DataType {
         })
     }
 
+    /// Decode bytes as IgH's tool prints them: as [`DataType::decode`], except that IgH
+    /// shows negative 8, 16 and 32-bit values in hex as 32-bit words (`0xffffffff -1`) and
+    /// raw bytes on one line.
+    pub fn decode_igh(self, b: &[u8]) -> String {
+        let mut a = [0u8; 4];
+        let n = b.len().min(4);
+        a[..n].copy_from_slice(&b[..n]);
+        let widened = match self {
+            DataType::Int8 => a[0] as i8 as i32,
+            DataType::Int16 => i16::from_le_bytes([a[0], a[1]]) as i32,
+            DataType::Int32 => i32::from_le_bytes(a),
+            DataType::Raw => return hex_line(b),
+            _ => return self.decode(b),
+        };
+        if widened >= 0 {
+            return self.decode(b);
+        }
+        format!("0x{:08x} {widened}", widened as u32)
+    }
+
     /// Decode bytes of this type as text (IgH prints integers as `0x.. decimal`).
     pub fn decode(self, b: &[u8]) -> String {
         use DataType::*;
@@ -167,6 +183,18 @@ impl DataType {
             Raw => hex(b),
         }
     }
+}
+
+/// Bytes as space-separated hex on one line (IgH's raw output: `0x04 0x00`).
+pub fn hex_line(b: &[u8]) -> String {
+    let mut s = std::string::String::new();
+    for (i, x) in b.iter().enumerate() {
+        if i > 0 {
+            s.push(' ');
+        }
+        let _ = write!(s, "0x{x:02x}");
+    }
+    s
 }
 
 /// Bytes as space-separated hex, 16 per line.
@@ -194,10 +222,16 @@ mod tests {
             .unwrap_err()
             .contains("out of range"));
         assert!(DataType::Uint8.encode("abc").is_err());
+        assert_eq!(DataType::Uint8.encode("010").unwrap(), vec![8]);
+        assert_eq!(DataType::Int16.encode("-0x10").unwrap(), vec![0xF0, 0xFF]);
         assert_eq!(DataType::Raw.encode("01 02:ff").unwrap(), vec![1, 2, 0xFF]);
         assert!(DataType::Raw.encode("123").is_err());
         assert_eq!(DataType::Uint16.decode(&[0x30, 0x01]), "0x0130 304");
         assert_eq!(DataType::Int16.decode(&[0xFF, 0xFF]), "0xffff -1");
         assert_eq!(DataType::Raw.decode(&[1, 2]), "0x01 0x02");
+        assert_eq!(DataType::Int16.decode_igh(&[0xFF, 0xFF]), "0xffffffff -1");
+        assert_eq!(DataType::Int8.decode_igh(&[0x05]), "0x05 5");
+        assert_eq!(DataType::Uint16.decode_igh(&[0x04, 0x00]), "0x0004 4");
+        assert_eq!(hex_line(&[0u8; 17]).len(), 17 * 5 - 1);
     }
 }

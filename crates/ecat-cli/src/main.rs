@@ -9,6 +9,7 @@ mod cmd;
 mod datatype;
 mod esi_fill;
 mod hotfile;
+mod igh;
 mod output;
 mod pdofile;
 mod plot;
@@ -34,7 +35,7 @@ const DEFAULT_INTERFACE: &str = "sim:io";
         commands use the built-in simulated network sim:io, and `ecat run` (the main job) \
         runs sim:servo6, seed 000's six CiA 402 drives."
 )]
-struct Cli {
+pub struct Cli {
     #[command(subcommand)]
     command: Command,
 }
@@ -89,7 +90,7 @@ impl BusArgs {
 }
 
 #[derive(Subcommand, Debug)]
-enum Command {
+pub enum Command {
     /// List the SubDevices on the bus (IgH: `ethercat slaves`).
     Slaves(cmd::slaves::Args),
     /// Read, build or write SII EEPROM images (IgH: `ethercat sii_read` / `sii_write`).
@@ -175,8 +176,18 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    let mut argv = std::env::args_os();
+    if argv.next().is_some_and(|a| igh::invoked_as_ethercat(&a)) {
+        let words = argv.map(|a| a.to_string_lossy().into_owned()).collect();
+        return igh::main(words);
+    }
     let cli = Cli::parse();
-    let result = match cli.command {
+    finish("ecat", dispatch(cli.command))
+}
+
+/// Run one command.
+pub fn dispatch(command: Command) -> cmd::CmdResult {
+    match command {
         Command::Slaves(a) => cmd::slaves::run(a),
         Command::Sii { command } => cmd::sii::run(command),
         Command::Reg { command } => cmd::reg::run(command),
@@ -208,11 +219,15 @@ fn main() -> ExitCode {
         Command::Master(a) => cmd::master::master(a),
         Command::Config(a) => cmd::master::config(a),
         Command::Version => cmd::master::version(),
-    };
+    }
+}
+
+/// The exit status of a command, its error printed as `PROGRAM: sentence`.
+pub fn finish(program: &str, result: cmd::CmdResult) -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("ecat: {e}");
+            eprintln!("{program}: {e}");
             ExitCode::FAILURE
         }
     }

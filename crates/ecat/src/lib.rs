@@ -45,6 +45,7 @@ pub mod frame;
 pub mod fuzzing;
 pub mod hotconnect;
 pub mod link;
+pub mod link_config;
 pub mod mailbox;
 pub mod maindevice;
 pub mod netns;

@@ -10,7 +10,6 @@ use ecat::mailbox::sdo::SdoOp;
 use ecat_wire::coe::info::{
     value_info, EntryDescriptionRepr, ObjectAccess, ObjectDescriptionRepr, OdListType,
 };
-use std::io::Read;
 
 /// Options of `ecat upload`.
 #[derive(clap::Args, Debug)]
@@ -118,15 +117,7 @@ pub fn download(a: DownloadArgs) -> CmdResult {
     let mut md = Target::open(&a.bus)?;
     let pos = a.select.resolve_one(md.subdevices())?;
     let data = match (&a.file, &a.value) {
-        (Some(f), None) => {
-            let mut buf = Vec::new();
-            if f == "-" {
-                std::io::stdin().read_to_end(&mut buf)?;
-            } else {
-                buf = std::fs::read(f).map_err(|e| format!("cannot read {f}: {e}"))?;
-            }
-            buf
-        }
+        (Some(f), None) => super::read_input(f)?,
         (None, Some(v)) => {
             let t = match a.dtype {
                 Some(t) => t,

@@ -16,6 +16,9 @@ pub struct DomainsArgs {
     /// Also list each SubDevice's regions and FMMUs
     #[arg(short, long)]
     verbose: bool,
+    /// Show only this domain (IgH: `ethercat domains -d N`)
+    #[arg(short, long)]
+    domain: Option<usize>,
 }
 
 /// Options of `ecat data`.
@@ -48,7 +51,7 @@ pub fn domains(a: DomainsArgs) -> CmdResult {
     if let Some(mut c) = a.bus.remote()? {
         let subs = c.subdevices()?;
         let doms = c.domains()?;
-        print_domains(&doms, &subs, a.verbose);
+        print_domains(&doms, &subs, &a)?;
         let m = c.master()?;
         let (frames, bytes) = m.cyclic_layout;
         println!("Cyclic frames: {frames} per cycle, {bytes} bytes");
@@ -56,7 +59,7 @@ pub fn domains(a: DomainsArgs) -> CmdResult {
     }
     let (rt, subs) = activate(&a.bus)?;
     let doms: Vec<DomainRecord> = rt.domains().iter().map(DomainRecord::from).collect();
-    print_domains(&doms, &subs, a.verbose);
+    print_domains(&doms, &subs, &a)?;
     let (frames, bytes) = rt.frame_layout();
     println!("Cyclic frames: {frames} per cycle, {bytes} bytes");
     Ok(())
@@ -69,8 +72,15 @@ fn direction(d: Direction, output: &'static str, input: &'static str) -> &'stati
     }
 }
 
-fn print_domains(doms: &[DomainRecord], subs: &[ecat::SubDevice], verbose: bool) {
-    for d in doms {
+fn print_domains(doms: &[DomainRecord], subs: &[ecat::SubDevice], a: &DomainsArgs) -> CmdResult {
+    if let Some(n) = a.domain.filter(|n| doms.iter().all(|d| d.index != *n)) {
+        return Err(format!("there is no domain {n}; the master has {}", doms.len()).into());
+    }
+    let verbose = a.verbose;
+    for d in doms
+        .iter()
+        .filter(|d| a.domain.is_none_or(|n| d.index == n))
+    {
         println!(
             "Domain{}: LogBaseAddr 0x{:08x}, Size {:>4}, WorkingCounter {}/{}",
             d.index,
@@ -100,6 +110,7 @@ fn print_domains(doms: &[DomainRecord], subs: &[ecat::SubDevice], verbose: bool)
             }
         }
     }
+    Ok(())
 }
 
 /// `ecat data` for one domain: raw binary, or annotated per SubDevice under `title`.

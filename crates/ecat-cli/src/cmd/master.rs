@@ -32,6 +32,14 @@ pub struct ConfigArgs {
 
 /// Run `ecat version`.
 pub fn version() -> CmdResult {
+    if crate::igh::active().is_some() {
+        // IgH's words first: scripts read the API version from the fourth field.
+        println!(
+            "IgH EtherCAT master 1.6.0 (compatible: ecat {}, user space)",
+            env!("CARGO_PKG_VERSION")
+        );
+        return Ok(());
+    }
     println!(
         "ecat {} (IgH EtherCAT master API 1.6 compatible: libethercat.so.1; control protocol {})",
         env!("CARGO_PKG_VERSION"),

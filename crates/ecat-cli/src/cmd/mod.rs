@@ -37,11 +37,26 @@ use ecat_wire::eoe::IpParams;
 /// The error type of every command: printed as `ecat: <sentence>`.
 pub type CmdResult = Result<(), Box<dyn std::error::Error>>;
 
+/// The bytes of file `f`, or of standard input for `-`.
+pub fn read_input(f: &str) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let mut buf = Vec::new();
+    if f == "-" {
+        std::io::stdin()
+            .read_to_end(&mut buf)
+            .map_err(|e| format!("cannot read standard input: {e}"))?;
+    } else {
+        buf = std::fs::read(f).map_err(|e| format!("cannot read {f}: {e}"))?;
+    }
+    Ok(buf)
+}
+
 /// Open the link and scan the bus.
 pub fn open_and_scan(bus: &BusArgs) -> Result<MainDevice, Box<dyn std::error::Error>> {
     refuse_held_link(bus)?;
     let mut md = MainDevice::open(&bus.link())?;
     md.scan()?;
+    crate::igh::idle_preop(&mut md);
     Ok(md)
 }
 

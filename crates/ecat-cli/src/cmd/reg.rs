@@ -1,8 +1,9 @@
 //! `ecat reg read|write`: ESC register and memory access (IgH: `ethercat reg_read` /
-//! `reg_write`, with `-p POSITION` and `-t TYPE`).
+//! `reg_write`, with `-p POSITION` and `-t TYPE`). As `ethercat`, one SubDevice is read or
+//! written, and values print as IgH's tool prints them (raw bytes on one line).
 
 use super::{CmdResult, Target};
-use crate::datatype::{hex, DataType};
+use crate::datatype::{hex, hex_line, DataType};
 use crate::select::{parse_u16, Select};
 use crate::BusArgs;
 
@@ -25,7 +26,7 @@ pub struct ReadArgs {
     /// Data type of the value (sets the size when SIZE is not given)
     #[arg(short = 't', long = "type", value_enum)]
     dtype: Option<DataType>,
-    /// Register address (decimal or 0x hex)
+    /// Register address (decimal, octal with a leading 0, or 0x hex)
     #[arg(value_parser = parse_u16)]
     address: u16,
     /// Number of bytes (default: the type's size, else 1)
@@ -43,11 +44,16 @@ pub struct WriteArgs {
     /// Data type of the value (default: raw hex bytes)
     #[arg(short = 't', long = "type", value_enum, default_value = "raw")]
     dtype: DataType,
-    /// Register address (decimal or 0x hex)
+    /// Write the bytes of this file ('-' = standard input) instead of VALUE (IgH's
+    /// `reg_write ADDRESS FILE` without -t)
+    #[arg(long, value_name = "FILE", conflicts_with = "value")]
+    file: Option<String>,
+    /// Register address (decimal, octal with a leading 0, or 0x hex)
     #[arg(value_parser = parse_u16)]
     address: u16,
     /// The value, in the notation of the type
-    value: String,
+    #[arg(required_unless_present = "file")]
+    value: Option<String>,
 }
 
 /// Run `ecat reg ...`.
@@ -76,12 +82,19 @@ fn read(a: ReadArgs) -> CmdResult {
         .into());
     }
     let mut md = Target::open(&a.bus)?;
-    let positions = a.select.resolve(md.subdevices())?;
+    let igh = crate::igh::active().is_some();
+    let positions = if igh {
+        vec![a.select.resolve_one(md.subdevices())?]
+    } else {
+        a.select.resolve(md.subdevices())?
+    };
     let many = positions.len() > 1;
     for p in positions {
         let data = md.read_memory(p, a.address, size)?;
         let text = match a.dtype {
+            Some(t) if igh => t.decode_igh(&data),
             Some(t) => t.decode(&data),
+            None if igh => hex_line(&data),
             None => hex(&data),
         };
         if many {
@@ -94,7 +107,11 @@ fn read(a: ReadArgs) -> CmdResult {
 }
 
 fn write(a: WriteArgs) -> CmdResult {
-    let data = a.dtype.encode(&a.value)?;
+    let data = match (&a.file, &a.value) {
+        (Some(f), _) => super::read_input(f)?,
+        (None, Some(v)) => a.dtype.encode(v)?,
+        (None, None) => return Err("give the VALUE to write, or --file FILE".into()),
+    };
     if data.is_empty() {
         return Err("nothing to write: the value is empty".into());
     }
@@ -107,7 +124,11 @@ fn write(a: WriteArgs) -> CmdResult {
         .into());
     }
     let mut md = Target::open(&a.bus)?;
-    let positions = a.select.resolve(md.subdevices())?;
+    let positions = if crate::igh::active().is_some() {
+        vec![a.select.resolve_one(md.subdevices())?]
+    } else {
+        a.select.resolve(md.subdevices())?
+    };
     for p in positions {
         md.write_memory(p, a.address, &data)?;
     }

@@ -1,4 +1,5 @@
-//! `ecat slaves`: list the SubDevices (IgH: `ethercat slaves [-p] [-a] [-v]`).
+//! `ecat slaves`: list the SubDevices (IgH: `ethercat slaves [-p] [-a] [-v]`); as `ethercat`,
+//! in IgH's table and verbose layout (see `crate::igh::print`).
 
 use super::CmdResult;
 use crate::output::{list_line, verbose, SubDeviceJson};
@@ -31,6 +32,7 @@ pub fn run(mut a: Args) -> CmdResult {
             super::refuse_held_link(&a.bus)?;
             let mut md = a.tap.open(&a.bus.link())?;
             md.scan()?;
+            crate::igh::idle_preop(&mut md);
             if a.verbose {
                 // Measure the DC topology and delays (no drift compensation) to show them.
                 md.configure_dc(ecat::dc::setup::DcOptions {
@@ -47,7 +49,15 @@ pub fn run(mut a: Args) -> CmdResult {
     }
     let subs = &owned[..];
     let chosen = a.select.resolve(subs)?;
-    if a.json {
+    if let Some(d) = crate::igh::active() {
+        if a.verbose {
+            for &i in &chosen {
+                print!("{}", crate::igh::print::slave_verbose(subs, i, d.master));
+            }
+        } else {
+            print!("{}", crate::igh::print::slaves_table(subs, &chosen));
+        }
+    } else if a.json {
         let v: Vec<SubDeviceJson> = chosen.iter().map(|&i| (&subs[i]).into()).collect();
         println!("{}", serde_json::to_string_pretty(&v)?);
     } else if a.verbose {

@@ -5,6 +5,9 @@
 //! The backup device for cable redundancy (IgH's `MASTER<N>_BACKUP`) the same way:
 //! `ECAT_MASTER<N>_BACKUP`, else `MASTER<N>_BACKUP=` in the file (`sim` for a simulated
 //! ring's backup port).
+//!
+//! Shared by the C API (which link master N opens) and the `ethercat` command (which bus
+//! `ethercat -m N` reaches when no application holds master N).
 
 use std::path::Path;
 
