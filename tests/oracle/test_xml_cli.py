@@ -1,10 +1,10 @@
-"""`ecat xml` (IgH: `ethercat xml`): one ESI-like EtherCATInfo document per SubDevice that an
-XML parser reads, with the identity, SyncManagers and PDOs the bus reports."""
+"""`ecat xml` (IgH: `ethercat xml`): one XML document that an XML parser reads as a file, as
+IgH prints it: an EtherCATInfoList of EtherCATInfo descriptions for several SubDevices, a bare
+EtherCATInfo for one, with the identity, SyncManagers and PDOs the bus reports."""
 
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import xml.etree.ElementTree as ET
 
@@ -15,17 +15,25 @@ def _run(ecat, *args):
     return out.stdout.decode("utf-8")
 
 
-def _documents(text):
-    parts = re.split(r"(?=<\?xml )", text)
-    return [ET.fromstring(p.split("?>", 1)[1]) for p in parts if p.strip()]
+def _infos(text):
+    """The EtherCATInfo elements of the one document `text` (a list, or a bare one)."""
+    assert text.startswith('<?xml version="1.0" ?>\n'), text[:80]
+    assert text.count("<?xml") == 1
+    root = ET.fromstring(text.split("?>", 1)[1])
+    if root.tag == "EtherCATInfoList":
+        return list(root)
+    assert root.tag == "EtherCATInfo"
+    return [root]
 
 
 def test_xml_describes_every_subdevice_of_io(ecat):
-    docs = _documents(_run(ecat, "xml", "-i", "sim:io"))
+    text = _run(ecat, "xml", "-i", "sim:io")
+    assert ET.fromstring(text.split("?>", 1)[1]).tag == "EtherCATInfoList"
+    docs = _infos(text)
     slaves = json.loads(_run(ecat, "slaves", "--json", "-i", "sim:io"))
     assert len(docs) == len(slaves) == 5
     for doc, s in zip(docs, slaves):
-        assert int(doc.findtext("Vendor/Id")[2:], 16) == s["vendor_id"]
+        assert int(doc.findtext("Vendor/Id")) == s["vendor_id"]  # decimal, as IgH
         dev = doc.find("Descriptions/Devices/Device")
         t = dev.find("Type")
         assert int(t.get("ProductCode")[2:], 16) == s["product_code"]
@@ -40,7 +48,7 @@ def test_xml_describes_every_subdevice_of_io(ecat):
 
 
 def test_xml_of_a_drive_names_its_objects(ecat):
-    (doc,) = _documents(_run(ecat, "xml", "-i", "sim:servo6", "-p", "0"))
+    (doc,) = _infos(_run(ecat, "xml", "-i", "sim:servo6", "-p", "0"))
     dev = doc.find("Descriptions/Devices/Device")
     assert [sm.text for sm in dev.findall("Sm")] == ["MBoxOut", "MBoxIn", "Outputs", "Inputs"]
     names = [e.findtext("Name") for e in dev.iter("Entry")]

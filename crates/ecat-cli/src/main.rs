@@ -134,7 +134,7 @@ pub enum Command {
     /// List the object dictionary over SDO Information (IgH: `ethercat sdos`).
     Sdos(cmd::coe::SdosArgs),
     /// Show PDO assignment and mapping (IgH: `ethercat pdos`).
-    Pdos(cmd::pdos::Args),
+    Pdos(cmd::pdos::PdosArgs),
     /// Print the PDO configuration as C arrays (IgH: `ethercat cstruct`).
     Cstruct(cmd::pdos::Args),
     /// Describe SubDevices as ESI-like XML (EtherCATInfo) from SII and CoE (IgH: `ethercat xml`).

@@ -3,9 +3,12 @@
 //! entries, taken from the current PDO configuration (CoE where the SubDevice has it, the SII
 //! otherwise) with the names the SII gives.
 //!
-//! One document per SubDevice, each opening with an XML declaration, so a selection of one
-//! SubDevice (`-p 3 > el2008.xml`) is a file other tools read as an ESI. Numbers use the ESI's
-//! `#x` hex notation; text is escaped, never put in CDATA, so any name survives.
+//! One XML document, as IgH prints it: the declaration, then a bare `EtherCATInfo` for one
+//! SubDevice (`-p 3 > el2008.xml` is a file other tools read as an ESI), or an
+//! `EtherCATInfoList` holding one indented `EtherCATInfo` per SubDevice. The vendor id is
+//! decimal and each description opens with `<!-- Slave N -->`, as in IgH's output; other
+//! numbers use the ESI's `#x` hex notation; text is escaped, never put in CDATA, so any name
+//! survives.
 
 use super::pdos::{configs, entry_name, pdo_name, sii_entry};
 use super::{open_and_scan, CmdResult};
@@ -29,14 +32,32 @@ pub fn run(a: Args) -> CmdResult {
     let mut md = open_and_scan(&a.bus)?;
     let positions = a.select.resolve(md.subdevices())?;
     let lib = crate::esi_fill::library(&a.bus.esi_dir);
+    let mut infos = Vec::with_capacity(positions.len());
     for (p, c) in configs(&mut md, &positions)? {
         let mut s = md.subdevices()[p].clone();
         if let Some(d) = lib.as_ref().and_then(|l| crate::esi_fill::lookup(l, &s)) {
             crate::esi_fill::fill(&mut s, &d);
         }
-        print!("{}", document(&s, &c));
+        infos.push((s, c));
     }
+    print!("{}", document(&infos));
     Ok(())
+}
+
+/// The whole document for these SubDevices and their PDO configurations.
+pub fn document(infos: &[(SubDevice, SubDeviceConfig)]) -> String {
+    let mut o = String::from("<?xml version=\"1.0\" ?>\n");
+    let list = infos.len() > 1;
+    if list {
+        o.push_str("<EtherCATInfoList>\n");
+    }
+    for (s, c) in infos {
+        o.push_str(&info(s, c, if list { "  " } else { "" }));
+    }
+    if list {
+        o.push_str("</EtherCATInfoList>\n");
+    }
+    o
 }
 
 /// Escape text for an XML element or attribute.
@@ -49,7 +70,9 @@ fn esc(s: &str) -> String {
             '>' => o.push_str("&gt;"),
             '"' => o.push_str("&quot;"),
             '\'' => o.push_str("&apos;"),
-            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => {}
+            '\n' => o.push_str("&#10;"),
+            '\r' => o.push_str("&#13;"),
+            c if (c as u32) < 0x20 && c != '\t' => {}
             c => o.push(c),
         }
     }
@@ -96,15 +119,15 @@ fn entry_type(s: &SubDevice, pdo: u16, index: u16, sub: u8, bits: u8) -> String 
     )
 }
 
-/// The `EtherCATInfo` document for one SubDevice.
-pub fn document(s: &SubDevice, c: &SubDeviceConfig) -> String {
-    let mut o = String::new();
+/// The `EtherCATInfo` element for one SubDevice, each line indented by `ind`.
+fn info(s: &SubDevice, c: &SubDeviceConfig, ind: &str) -> String {
+    let mut body = String::new();
+    let o = &mut body;
     let id = &s.identity;
-    let _ = writeln!(o, "<?xml version=\"1.0\" ?>");
     let _ = writeln!(o, "<EtherCATInfo>");
-    let _ = writeln!(o, "  <!-- SubDevice {} -->", s.position);
+    let _ = writeln!(o, "  <!-- Slave {} -->", s.position);
     let _ = writeln!(o, "  <Vendor>");
-    let _ = writeln!(o, "    <Id>#x{:08x}</Id>", id.vendor_id);
+    let _ = writeln!(o, "    <Id>{}</Id>", id.vendor_id);
     let _ = writeln!(o, "  </Vendor>");
     let _ = writeln!(o, "  <Descriptions>");
     let _ = writeln!(o, "    <Devices>");
@@ -182,7 +205,7 @@ pub fn document(s: &SubDevice, c: &SubDeviceConfig) -> String {
     let _ = writeln!(o, "    </Devices>");
     let _ = writeln!(o, "  </Descriptions>");
     let _ = writeln!(o, "</EtherCATInfo>");
-    o
+    body.lines().map(|l| format!("{ind}{l}\n")).collect()
 }
 
 #[cfg(test)]
@@ -223,7 +246,8 @@ mod tests {
                 domain: 0,
             }],
         };
-        let text = document(&s, &c);
+        let text = document(&[(s.clone(), c.clone())]);
+        assert!(text.starts_with("<?xml version=\"1.0\" ?>\n<EtherCATInfo>\n  <!-- Slave 0 -->\n"));
         let f = ecat_config::EsiFile::parse_str(&text, "ecat-xml").unwrap();
         let d = f.device("EL2008", None).unwrap();
         assert_eq!(
