@@ -1,17 +1,22 @@
 #!/bin/sh
-# Build and install ecat's IgH-compatible C library:
+# Build and install ecat's IgH-compatible C library and command line:
 #   PREFIX/lib/libethercat.so.1.6.0 (+ libethercat.so.1, libethercat.so)
 #   PREFIX/include/ecrt.h
 #   PREFIX/lib/pkgconfig/libethercat.pc
 #   PREFIX/lib/cmake/EtherCAT/EtherCATConfig.cmake (+ ...ConfigVersion.cmake), target EtherLab::ethercat
+#   PREFIX/bin/ecat, and PREFIX/bin/ethercat -> ecat (IgH's `ethercat` tool: scripts written
+#   for it run unchanged)
 #
 # Usage: scripts/install-capi.sh [--prefix DIR] [--destdir DIR] [--no-build] [--target-dir DIR]
-#                                [--lib FILE]
+#                                [--lib FILE] [--bin FILE] [--tools-only] [--no-tools]
 #   --prefix      where programs find it (default /usr/local)
 #   --destdir     staging root (files go to DESTDIR/PREFIX; for packaging)
 #   --no-build    link from the static library already built in the target directory
 #   --target-dir  cargo's target directory (default: target/ of this workspace)
 #   --lib FILE    install this already linked libethercat.so.1.6.0 (no build, no link)
+#   --bin FILE    install this ecat binary (no build); without it, TARGET/release/ecat
+#   --tools-only  install only PREFIX/bin/ecat and PREFIX/bin/ethercat
+#   --no-tools    install only the library and its development files
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 prefix=/usr/local
@@ -19,6 +24,9 @@ destdir=
 build=1
 target="$root/target"
 prebuilt=
+ecat_bin=
+want_lib=1
+want_tools=1
 while [ $# -gt 0 ]; do
     case "$1" in
         --prefix) prefix=$2; shift 2 ;;
@@ -27,15 +35,40 @@ while [ $# -gt 0 ]; do
         --no-build) build=0; shift ;;
         --target-dir) target=$2; shift 2 ;;
         --lib) prebuilt=$2; build=0; shift 2 ;;
-        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+        --bin) ecat_bin=$2; build=0; shift 2 ;;
+        --tools-only) want_lib=0; shift ;;
+        --no-tools) want_tools=0; shift ;;
+        -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
         *) echo "install-capi.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
 case "$prefix" in /*) ;; *) prefix="$(pwd)/$prefix" ;; esac
 if [ "$build" = 1 ]; then
-    (cd "$root" && cargo build --release -p ecat-capi)
+    pkgs=
+    [ "$want_lib" = 1 ] && pkgs="$pkgs -p ecat-capi"
+    [ "$want_tools" = 1 ] && pkgs="$pkgs -p ecat-cli"
+    # shellcheck disable=SC2086
+    [ -n "$pkgs" ] && (cd "$root" && cargo build --release $pkgs)
 fi
 rel="$target/release"
+
+# The command line: ecat, and ethercat as a link to it (the binary speaks IgH's dialect
+# when started under that name).
+if [ "$want_tools" = 1 ]; then
+    bin=${ecat_bin:-$rel/ecat}
+    if [ -f "$bin" ] && [ -x "$bin" ]; then
+        bindir="$destdir$prefix/bin"
+        mkdir -p "$bindir"
+        install -m 0755 "$bin" "$bindir/ecat"
+        command -v strip >/dev/null 2>&1 && strip --strip-debug "$bindir/ecat"
+        ln -sfn ecat "$bindir/ethercat"
+        echo "installed ecat and ethercat (IgH's command line) into $destdir$prefix/bin"
+    else
+        echo "install-capi.sh: $bin is missing: ecat and ethercat not installed (build with cargo build --release -p ecat-cli, or give --bin FILE)" >&2
+    fi
+fi
+[ "$want_lib" = 1 ] || exit 0
+
 if [ -n "$prebuilt" ]; then
     so=$prebuilt
 else
@@ -98,6 +131,7 @@ if [ -z "$destdir" ] && [ "$(id -u)" = 0 ] && command -v ldconfig >/dev/null 2>&
     case "$prefix" in /usr|/usr/local) ldconfig ;; esac
 fi
 echo "installed libethercat.so.1 (IgH ecrt.h API 1.6) into $destdir$prefix"
+echo "  tools: ethercat slaves, ethercat reg_read -p 0 0x130 2, ... as with IgH's tool (ecat --help for ecat's own)"
 echo "  build: cc main.c \$(pkg-config --cflags --libs libethercat)   (PKG_CONFIG_PATH=$prefix/lib/pkgconfig if needed)"
 echo "  CMake: find_package(EtherCAT REQUIRED) + target_link_libraries(app EtherLab::ethercat)"
 echo "  run:   ECAT_MASTER0=eth0 ./app   (or ECAT_MASTER0=sim:io, or MASTER0_DEVICE=eth0 in /etc/ecat.conf;"

@@ -155,3 +155,46 @@ fn version_and_abbreviated_subsequence() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!err.contains("Unknown command"), "{err}");
 }
+
+#[test]
+fn install_script_puts_ethercat_beside_ecat() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let prefix = std::env::temp_dir().join(format!("ecat-igh-prefix-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&prefix);
+    let o = Command::new("sh")
+        .arg(root.join("scripts/install-capi.sh"))
+        .args([
+            "--tools-only",
+            "--bin",
+            env!("CARGO_BIN_EXE_ecat"),
+            "--prefix",
+        ])
+        .arg(&prefix)
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "install-capi.sh: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let bin = prefix.join("bin");
+    assert_eq!(
+        std::fs::read_link(bin.join("ethercat")).unwrap(),
+        PathBuf::from("ecat")
+    );
+    assert!(
+        !prefix.join("lib").exists(),
+        "--tools-only installed the library"
+    );
+    let o = Command::new(bin.join("ethercat"))
+        .args(["slaves", "-p", "0"])
+        .env("ECAT_INTERFACE", "sim:io")
+        .env_remove("ECAT_MASTER0")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&o.stdout),
+        "0  0:0  PREOP  +  EK1100 EtherCAT Coupler (2A E-Bus)\n"
+    );
+    let _ = std::fs::remove_dir_all(&prefix);
+}
