@@ -138,7 +138,7 @@ pub enum Command {
     /// Print the PDO configuration as C arrays (IgH: `ethercat cstruct`).
     Cstruct(cmd::pdos::Args),
     /// Describe SubDevices as ESI-like XML (EtherCATInfo) from SII and CoE (IgH: `ethercat xml`).
-    Xml(cmd::xml::Args),
+    Xml(cmd::pdos::Args),
     /// Print the topology as Graphviz DOT with DC delays (IgH: `ethercat graph`).
     Graph(cmd::graph::Args),
     /// Show the process data layout (IgH: `ethercat domains`).

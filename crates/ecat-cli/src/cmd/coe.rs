@@ -104,8 +104,11 @@ pub fn upload(a: UploadArgs) -> CmdResult {
         None if !a.complete_access => dictionary_type(&mut md, pos, a.index, sub),
         None => None,
     };
+    let igh = crate::igh::active().is_some();
     match dtype {
+        Some(t) if igh => println!("{}", t.decode_igh(&data)),
         Some(t) => println!("{}", t.decode(&data)),
+        None if igh => println!("{}", crate::datatype::hex_line(&data)),
         None => println!("{}", hex(&data)),
     }
     Ok(())

@@ -185,6 +185,10 @@ pub fn master_text(m: &MasterRecord) -> String {
 /// Run `ecat config`.
 pub fn config(a: ConfigArgs) -> CmdResult {
     let Some(mut c) = a.bus.remote()? else {
+        if crate::igh::active().is_some() {
+            // IgH's master without an application has no configurations: nothing to list.
+            return Ok(());
+        }
         return Err(
             "slave configurations belong to a running application: give -m N (the master it requested)"
                 .into(),
@@ -193,7 +197,7 @@ pub fn config(a: ConfigArgs) -> CmdResult {
     let subs = c.subdevices()?;
     let mut configs = c.configs()?;
     configs.sort_by_key(|r| (r.alias, r.position));
-    if configs.is_empty() {
+    if configs.is_empty() && crate::igh::active().is_none() {
         println!("(master {} has no slave configurations)", c.hello().master);
     }
     for rec in &configs {

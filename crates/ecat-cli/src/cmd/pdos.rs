@@ -82,9 +82,9 @@ pub(crate) fn configs(
 /// The SubDevices (named from the ESI library where it knows them), the chosen positions and
 /// their PDO configurations: a running application's (`-m N`: what it configured), else read
 /// from the bus.
-type Chosen = (Vec<SubDevice>, Vec<usize>, Vec<(usize, SubDeviceConfig)>);
+pub(crate) type Chosen = (Vec<SubDevice>, Vec<usize>, Vec<(usize, SubDeviceConfig)>);
 
-fn chosen(a: &Args) -> Result<Chosen, Box<dyn std::error::Error>> {
+pub(crate) fn chosen(a: &Args) -> Result<Chosen, Box<dyn std::error::Error>> {
     let (mut subs, positions, cs) = match a.bus.remote()? {
         Some(mut c) => {
             let subs = c.subdevices()?;

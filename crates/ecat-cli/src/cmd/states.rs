@@ -44,11 +44,19 @@ pub fn run(a: Args) -> CmdResult {
     }
     let result = md.request_state(&chosen, a.state, timeout);
     md.refresh_states()?;
-    for &i in &chosen {
-        println!("{}", list_line(md.subdevices(), i));
-    }
+    report(md.subdevices(), &chosen);
     result?;
     Ok(())
+}
+
+/// The chosen SubDevices after the request, one line each (IgH's `states` prints nothing).
+fn report(subs: &[ecat::SubDevice], chosen: &[usize]) {
+    if crate::igh::active().is_some() {
+        return;
+    }
+    for &i in chosen {
+        println!("{}", list_line(subs, i));
+    }
 }
 
 /// SAFEOP and OP need the process data configured and (for OP) flowing: activate, let the
@@ -76,9 +84,7 @@ fn process_data_state(
         println!("{e}");
     }
     let states = crate::output::runtime_subdevices(&rt);
-    for i in 0..states.len() {
-        println!("{}", list_line(&states, i));
-    }
+    report(&states, &(0..states.len()).collect::<Vec<_>>());
     result?;
     if state == AlState::Op {
         eprintln!("note: nothing cycles after this command ends, so SubDevices with a SyncManager watchdog fall back to SAFEOP+ERR (0x001B); use `ecat run` to stay in OP");
@@ -104,9 +110,7 @@ fn remote(mut c: ecat::control::Client, a: &Args, timeout: Duration) -> CmdResul
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    for &i in &chosen {
-        println!("{}", list_line(&subs, i));
-    }
+    report(&subs, &chosen);
     let behind: Vec<String> = chosen
         .iter()
         .filter(|&&i| subs[i].al_status.state() != Some(a.state))

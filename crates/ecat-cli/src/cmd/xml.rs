@@ -10,36 +10,17 @@
 //! numbers use the ESI's `#x` hex notation; text is escaped, never put in CDATA, so any name
 //! survives.
 
-use super::pdos::{configs, entry_name, pdo_name, sii_entry};
-use super::{open_and_scan, CmdResult};
-use crate::select::Select;
-use crate::BusArgs;
+use super::pdos::{chosen, entry_name, pdo_name, sii_entry, Args};
+use super::CmdResult;
 use ecat::config::{Direction, SubDeviceConfig};
 use ecat::SubDevice;
 use std::fmt::Write;
 
-/// Options of `ecat xml`.
-#[derive(clap::Args, Debug)]
-pub struct Args {
-    #[command(flatten)]
-    bus: BusArgs,
-    #[command(flatten)]
-    select: Select,
-}
-
-/// Run `ecat xml`.
+/// Run `ecat xml` (the same options as `ecat cstruct`; through a running application's
+/// master with -m N, its configured PDOs).
 pub fn run(a: Args) -> CmdResult {
-    let mut md = open_and_scan(&a.bus)?;
-    let positions = a.select.resolve(md.subdevices())?;
-    let lib = crate::esi_fill::library(&a.bus.esi_dir);
-    let mut infos = Vec::with_capacity(positions.len());
-    for (p, c) in configs(&mut md, &positions)? {
-        let mut s = md.subdevices()[p].clone();
-        if let Some(d) = lib.as_ref().and_then(|l| crate::esi_fill::lookup(l, &s)) {
-            crate::esi_fill::fill(&mut s, &d);
-        }
-        infos.push((s, c));
-    }
+    let (subs, _, cs) = chosen(&a)?;
+    let infos: Vec<_> = cs.into_iter().map(|(p, c)| (subs[p].clone(), c)).collect();
     print!("{}", document(&infos));
     Ok(())
 }
