@@ -168,7 +168,7 @@ pub unsafe extern "C" fn ecrt_master_send(master: *mut Master) -> i32 {
     const F: &str = "ecrt_master_send";
     guard(F, errno::EINVAL, || {
         // SAFETY: NULL or live, per the contract.
-        let Some(m) = (unsafe { arg(master, F, "master") }) else {
+        let Some(m) = (unsafe { crate::check::master(master, F) }) else {
             return errno::EINVAL;
         };
         // SAFETY: IgH's threading rule.
@@ -199,7 +199,7 @@ pub unsafe extern "C" fn ecrt_master_receive(master: *mut Master) -> i32 {
     const F: &str = "ecrt_master_receive";
     guard(F, errno::EINVAL, || {
         // SAFETY: NULL or live, per the contract.
-        let Some(m) = (unsafe { arg(master, F, "master") }) else {
+        let Some(m) = (unsafe { crate::check::master(master, F) }) else {
             return errno::EINVAL;
         };
         // SAFETY: IgH's threading rule.

@@ -13,7 +13,7 @@
 //! recorded (`ecrt_master` reports it), and an application that wants its cycle locked to the
 //! bus uses `ecrt_master_reference_clock_time`, as IgH documents. Nothing here allocates.
 
-use crate::ffi::{arg, arg_mut, errno, guard};
+use crate::ffi::{arg_mut, errno, guard};
 use crate::master::Master;
 use crate::slave_config::{DcSettings, SlaveConfig};
 
@@ -23,7 +23,7 @@ fn with_dc(
     act: impl FnOnce(&mut ecat::runtime::Runtime) -> i32,
 ) -> i32 {
     // SAFETY: NULL or live (API contract).
-    let Some(m) = (unsafe { arg(master, f, "master") }) else {
+    let Some(m) = (unsafe { crate::check::master(master, f) }) else {
         return errno::EINVAL;
     };
     // SAFETY: IgH's threading rule (the cyclic thread).
@@ -45,7 +45,7 @@ pub unsafe extern "C" fn ecrt_master_application_time(master: *mut Master, app_t
     const F: &str = "ecrt_master_application_time";
     guard(F, errno::EINVAL, || {
         // SAFETY: NULL or live (API contract).
-        let Some(m) = (unsafe { arg(master, F, "master") }) else {
+        let Some(m) = (unsafe { crate::check::master(master, F) }) else {
             return errno::EINVAL;
         };
         // SAFETY: IgH's threading rule.
@@ -166,6 +166,9 @@ pub unsafe extern "C" fn ecrt_slave_config_dc(
         let Some(s) = (unsafe { arg_mut(sc, F, "sc") }) else {
             return errno::EINVAL;
         };
+        if !crate::slave_config::idle_or(s, F) {
+            return errno::EPERM;
+        }
         // IgH ignores sync1_shift too: 0x09A4 carries the SYNC1 cycle only.
         let _ = sync1_shift;
         s.dc = Some(DcSettings {

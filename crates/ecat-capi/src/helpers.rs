@@ -9,46 +9,78 @@ pub extern "C" fn ecrt_version_magic() -> u32 {
     VERSION_MAGIC
 }
 
-/// Read a little-endian REAL (f32) at `data`.
+/// The log line of a NULL pointer handed to a REAL/LREAL helper (which then reads 0 or
+/// writes nothing: IgH's helpers would crash).
+#[cold]
+#[inline(never)]
+fn null_data(f: &str) {
+    crate::log!("{f}: data is NULL");
+}
+
+/// `N` bytes at `data`, or zeros (logged) when it is NULL.
 ///
 /// # Safety
-/// `data` points to 4 readable bytes.
+/// `data` is NULL or points to `N` readable bytes.
+unsafe fn load<const N: usize>(f: &str, data: *const std::ffi::c_void) -> [u8; N] {
+    let mut b = [0u8; N];
+    if data.is_null() {
+        null_data(f);
+    } else {
+        // SAFETY: N readable bytes (API contract); the copy has no alignment requirement.
+        unsafe { std::ptr::copy_nonoverlapping(data as *const u8, b.as_mut_ptr(), N) };
+    }
+    b
+}
+
+/// Write `b` to `data`, or nothing (logged) when it is NULL.
+///
+/// # Safety
+/// `data` is NULL or points to `N` writable bytes.
+unsafe fn store<const N: usize>(f: &str, data: *mut std::ffi::c_void, b: [u8; N]) {
+    if data.is_null() {
+        null_data(f);
+        return;
+    }
+    // SAFETY: N writable bytes (API contract).
+    unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), data as *mut u8, N) };
+}
+
+/// Read a little-endian REAL (f32) at `data` (0 for NULL).
+///
+/// # Safety
+/// `data` is NULL or points to 4 readable bytes.
 #[no_mangle]
 pub unsafe extern "C" fn ecrt_read_real(data: *const std::ffi::c_void) -> f32 {
-    let mut b = [0u8; 4];
-    // SAFETY: 4 readable bytes (API contract); the copy has no alignment requirement.
-    unsafe { std::ptr::copy_nonoverlapping(data as *const u8, b.as_mut_ptr(), 4) };
-    f32::from_le_bytes(b)
+    // SAFETY: forwarded contract.
+    f32::from_le_bytes(unsafe { load("ecrt_read_real", data) })
 }
 
-/// Read a little-endian LREAL (f64) at `data`.
+/// Read a little-endian LREAL (f64) at `data` (0 for NULL).
 ///
 /// # Safety
-/// `data` points to 8 readable bytes.
+/// `data` is NULL or points to 8 readable bytes.
 #[no_mangle]
 pub unsafe extern "C" fn ecrt_read_lreal(data: *const std::ffi::c_void) -> f64 {
-    let mut b = [0u8; 8];
-    // SAFETY: 8 readable bytes (API contract).
-    unsafe { std::ptr::copy_nonoverlapping(data as *const u8, b.as_mut_ptr(), 8) };
-    f64::from_le_bytes(b)
+    // SAFETY: forwarded contract.
+    f64::from_le_bytes(unsafe { load("ecrt_read_lreal", data) })
 }
 
-/// Write a little-endian REAL (f32) to `data`.
+/// Write a little-endian REAL (f32) to `data` (nothing for NULL).
 ///
 /// # Safety
-/// `data` points to 4 writable bytes.
+/// `data` is NULL or points to 4 writable bytes.
 #[no_mangle]
 pub unsafe extern "C" fn ecrt_write_real(data: *mut std::ffi::c_void, value: f32) {
-    // SAFETY: 4 writable bytes (API contract).
-    unsafe { std::ptr::copy_nonoverlapping(value.to_le_bytes().as_ptr(), data as *mut u8, 4) };
+    // SAFETY: forwarded contract.
+    unsafe { store("ecrt_write_real", data, value.to_le_bytes()) }
 }
 
-/// Write a little-endian LREAL (f64) to `data`.
+/// Write a little-endian LREAL (f64) to `data` (nothing for NULL).
 ///
 /// # Safety
-/// `data` points to 8 writable bytes.
+/// `data` is NULL or points to 8 writable bytes.
 #[no_mangle]
 pub unsafe extern "C" fn ecrt_write_lreal(data: *mut std::ffi::c_void, value: f64) {
-    // SAFETY: 8 writable bytes (API contract).
-    unsafe { std::ptr::copy_nonoverlapping(value.to_le_bytes().as_ptr(), data as *mut u8, 8) };
+    // SAFETY: forwarded contract.
+    unsafe { store("ecrt_write_lreal", data, value.to_le_bytes()) }
 }

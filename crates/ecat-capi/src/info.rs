@@ -3,7 +3,7 @@
 //! SII at the last scan; after activation, the configuration the runtime uses).
 
 use crate::abi::{dir, port_desc, PdoEntryInfo, PdoInfo, SlaveInfo, SlavePort, SyncInfo};
-use crate::ffi::{arg, arg_mut, errno, guard};
+use crate::ffi::{arg_mut, errno, guard};
 use crate::log;
 use crate::master::{Inner, Master, Phase};
 use ecat::config::{Direction, SubDeviceConfig};
@@ -43,7 +43,7 @@ pub unsafe extern "C" fn ecrt_master_get_slave(
     const F: &str = "ecrt_master_get_slave";
     guard(F, errno::EINVAL, || {
         // SAFETY: NULL or live / writable (API contract).
-        let Some((m, out)) = (unsafe { arg(master, F, "master") })
+        let Some((m, out)) = (unsafe { crate::check::master(master, F) })
             .and_then(|x| unsafe { arg_mut(slave_info, F, "slave_info") }.map(|y| (x, y)))
         else {
             return errno::EINVAL;
@@ -112,7 +112,7 @@ pub unsafe extern "C" fn ecrt_master_get_sync_manager(
     const F: &str = "ecrt_master_get_sync_manager";
     guard(F, errno::EINVAL, || {
         // SAFETY: NULL or live / writable (API contract).
-        let Some((m, out)) = (unsafe { arg(master, F, "master") })
+        let Some((m, out)) = (unsafe { crate::check::master(master, F) })
             .and_then(|x| unsafe { arg_mut(sync, F, "sync") }.map(|y| (x, y)))
         else {
             return errno::EINVAL;
@@ -166,7 +166,7 @@ pub unsafe extern "C" fn ecrt_master_get_pdo(
     const F: &str = "ecrt_master_get_pdo";
     guard(F, errno::EINVAL, || {
         // SAFETY: NULL or live / writable (API contract).
-        let Some((m, out)) = (unsafe { arg(master, F, "master") })
+        let Some((m, out)) = (unsafe { crate::check::master(master, F) })
             .and_then(|x| unsafe { arg_mut(pdo, F, "pdo") }.map(|y| (x, y)))
         else {
             return errno::EINVAL;
@@ -212,7 +212,7 @@ pub unsafe extern "C" fn ecrt_master_get_pdo_entry(
     const F: &str = "ecrt_master_get_pdo_entry";
     guard(F, errno::EINVAL, || {
         // SAFETY: NULL or live / writable (API contract).
-        let Some((m, out)) = (unsafe { arg(master, F, "master") })
+        let Some((m, out)) = (unsafe { crate::check::master(master, F) })
             .and_then(|x| unsafe { arg_mut(entry, F, "entry") }.map(|y| (x, y)))
         else {
             return errno::EINVAL;

@@ -9,6 +9,8 @@
 //! Layout of the crate, one concern per module:
 //! - [`abi`]: the C structures and enums of `include/ecrt.h`, byte for byte;
 //! - [`ffi`]: the FFI guard (no panic crosses into C) and the `ecat:` log line;
+//! - [`check`]: the checks of the caller's mistakes (a released master, the wrong phase,
+//!   absurd sizes and indices), one helper per kind;
 //! - [`link_config`]: which link master N uses (environment, `/etc/ecat.conf`);
 //! - [`master`]: `ec_master_t`, request/release, activation, send/receive, state, info;
 //! - [`control`]: the control socket the `ecat` tool talks to beside the application;
@@ -36,6 +38,7 @@
 #![warn(missing_docs)]
 
 pub mod abi;
+pub mod check;
 pub mod control;
 pub mod cyclic;
 pub mod dc;

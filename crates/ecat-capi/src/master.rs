@@ -20,7 +20,7 @@
 
 use crate::abi::{MasterInfo, MasterState, ScanProgress};
 use crate::domain::Domain;
-use crate::ffi::{arg, arg_mut, errno, guard};
+use crate::ffi::{arg_mut, errno, guard};
 use crate::log;
 use crate::requests::RegRequest;
 use crate::slave_config::SlaveConfig;
@@ -192,7 +192,12 @@ fn open(index: u32, reserve: bool) -> *mut Master {
         }
         open.push(index);
     }
-    let m = open_link(index, reserve);
+    let mut m = open_link(index, reserve);
+    if !m.is_null() && !crate::check::register_master(m) {
+        // SAFETY: just made by open_link and handed to nobody yet.
+        drop(unsafe { Box::from_raw(m) });
+        m = std::ptr::null_mut();
+    }
     if m.is_null() {
         OPEN.lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -279,19 +284,23 @@ fn clear_config(inner: &mut Inner) {
     inner.reg_requests = Box::default();
 }
 
-/// Release a master: deactivate if active, free every object.
+/// Release a master: deactivate if active, free every object. A NULL master, or one released
+/// already (or anything else that is not a live master), is refused with a log line.
 ///
 /// # Safety
-/// `master` is NULL or a pointer from `ecrt_request_master`/`ecrt_open_master` not yet
-/// released.
+/// `master` is NULL or a pointer from `ecrt_request_master`/`ecrt_open_master`; nothing uses
+/// it (or its objects) during the call or after it.
 #[no_mangle]
 pub unsafe extern "C" fn ecrt_release_master(master: *mut Master) {
-    guard("ecrt_release_master", (), || {
-        if master.is_null() {
-            log!("ecrt_release_master: master is NULL");
+    const F: &str = "ecrt_release_master";
+    guard(F, (), || {
+        // The registry says whether it is live and lets exactly one release through.
+        if master.is_null() || !crate::check::unregister_master(master) {
+            // SAFETY: only the pointer is looked at (it is not live).
+            let _ = unsafe { crate::check::master(master, F) };
             return;
         }
-        // SAFETY: per the contract, a live master we own; nothing else uses it any more.
+        // SAFETY: a live master we own (registered at creation); nothing else uses it now.
         let m = unsafe { Box::from_raw(master) };
         // SAFETY: we own it now.
         let inner = unsafe { m.inner() };
@@ -299,7 +308,7 @@ pub unsafe extern "C" fn ecrt_release_master(master: *mut Master) {
             // As IgH's master does when the application lets go: slaves back to PREOP (their
             // outputs stop being applied), cycling here for up to 500 ms.
             if let Err(e) = rt.run_until_state(AlState::PreOp, 1_000_000, 500) {
-                log!("ecrt_release_master: {e}");
+                log!("{F}: {e}");
             }
         }
         clear_config(inner);
@@ -319,7 +328,7 @@ pub unsafe extern "C" fn ecrt_release_master(master: *mut Master) {
 pub unsafe extern "C" fn ecrt_master_reserve(master: *mut Master) -> i32 {
     guard("ecrt_master_reserve", errno::EINVAL, || {
         // SAFETY: NULL or live, per the contract.
-        let Some(m) = (unsafe { arg(master, "ecrt_master_reserve", "master") }) else {
+        let Some(m) = (unsafe { crate::check::master(master, "ecrt_master_reserve") }) else {
             return errno::EINVAL;
         };
         // SAFETY: IgH's threading rule.
@@ -344,7 +353,7 @@ pub unsafe extern "C" fn ecrt_master_reserve(master: *mut Master) -> i32 {
 pub unsafe extern "C" fn ecrt_master_create_domain(master: *mut Master) -> *mut Domain {
     guard("ecrt_master_create_domain", std::ptr::null_mut(), || {
         // SAFETY: NULL or live, per the contract.
-        let Some(m) = (unsafe { arg(master, "ecrt_master_create_domain", "master") }) else {
+        let Some(m) = (unsafe { crate::check::master(master, "ecrt_master_create_domain") }) else {
             return std::ptr::null_mut();
         };
         if !m.reserved_or("ecrt_master_create_domain") {
@@ -390,7 +399,7 @@ pub unsafe extern "C" fn ecrt_master_slave_config(
     const F: &str = "ecrt_master_slave_config";
     guard(F, std::ptr::null_mut(), || {
         // SAFETY: NULL or live, per the contract.
-        let Some(m) = (unsafe { arg(master, F, "master") }) else {
+        let Some(m) = (unsafe { crate::check::master(master, F) }) else {
             return std::ptr::null_mut();
         };
         if !m.reserved_or(F) {
@@ -464,7 +473,7 @@ pub unsafe extern "C" fn ecrt_master_select_reference_clock(
     const F: &str = "ecrt_master_select_reference_clock";
     guard(F, errno::EINVAL, || {
         // SAFETY: NULL or live, per the contract.
-        let Some(m) = (unsafe { arg(master, F, "master") }) else {
+        let Some(m) = (unsafe { crate::check::master(master, F) }) else {
             return errno::EINVAL;
         };
         if !sc.is_null() {
@@ -506,7 +515,7 @@ pub unsafe extern "C" fn ecrt_master_state(master: *const Master, state: *mut Ma
     const F: &str = "ecrt_master_state";
     guard(F, errno::EINVAL, || {
         // SAFETY: NULL or live / writable, per the contract.
-        let Some((m, out)) = (unsafe { arg(master, F, "master") })
+        let Some((m, out)) = (unsafe { crate::check::master(master, F) })
             .and_then(|x| unsafe { arg_mut(state, F, "state") }.map(|y| (x, y)))
         else {
             return errno::EINVAL;
@@ -548,7 +557,7 @@ pub unsafe extern "C" fn ecrt_master(master: *mut Master, info: *mut MasterInfo)
     const F: &str = "ecrt_master";
     guard(F, errno::EINVAL, || {
         // SAFETY: NULL or live / writable, per the contract.
-        let Some((m, out)) = (unsafe { arg(master, F, "master") })
+        let Some((m, out)) = (unsafe { crate::check::master(master, F) })
             .and_then(|x| unsafe { arg_mut(info, F, "master_info") }.map(|y| (x, y)))
         else {
             return errno::EINVAL;
@@ -578,7 +587,7 @@ pub unsafe extern "C" fn ecrt_master_scan_progress(
     const F: &str = "ecrt_master_scan_progress";
     guard(F, errno::EINVAL, || {
         // SAFETY: NULL or live / writable, per the contract.
-        let Some((m, out)) = (unsafe { arg(master, F, "master") })
+        let Some((m, out)) = (unsafe { crate::check::master(master, F) })
             .and_then(|x| unsafe { arg_mut(progress, F, "progress") }.map(|y| (x, y)))
         else {
             return errno::EINVAL;
@@ -602,7 +611,7 @@ pub unsafe extern "C" fn ecrt_master_activate(master: *mut Master) -> i32 {
     const F: &str = "ecrt_master_activate";
     guard(F, errno::EINVAL, || {
         // SAFETY: NULL or live, per the contract.
-        let Some(m) = (unsafe { arg(master, F, "master") }) else {
+        let Some(m) = (unsafe { crate::check::master(master, F) }) else {
             return errno::EINVAL;
         };
         if !m.reserved_or(F) {
@@ -634,7 +643,7 @@ pub unsafe extern "C" fn ecrt_master_deactivate(master: *mut Master) -> i32 {
     const F: &str = "ecrt_master_deactivate";
     guard(F, errno::EINVAL, || {
         // SAFETY: NULL or live, per the contract.
-        let Some(m) = (unsafe { arg(master, F, "master") }) else {
+        let Some(m) = (unsafe { crate::check::master(master, F) }) else {
             return errno::EINVAL;
         };
         if !m.is_active() {
@@ -679,7 +688,7 @@ pub unsafe extern "C" fn ecrt_master_set_send_interval(
     const F: &str = "ecrt_master_set_send_interval";
     guard(F, errno::EINVAL, || {
         // SAFETY: NULL or live, per the contract.
-        let Some(m) = (unsafe { arg(master, F, "master") }) else {
+        let Some(m) = (unsafe { crate::check::master(master, F) }) else {
             return errno::EINVAL;
         };
         // SAFETY: IgH's threading rule.
@@ -698,7 +707,7 @@ pub unsafe extern "C" fn ecrt_master_reset(master: *mut Master) -> i32 {
     const F: &str = "ecrt_master_reset";
     guard(F, errno::EINVAL, || {
         // SAFETY: NULL or live, per the contract.
-        let Some(m) = (unsafe { arg(master, F, "master") }) else {
+        let Some(m) = (unsafe { crate::check::master(master, F) }) else {
             return errno::EINVAL;
         };
         // SAFETY: IgH's threading rule.

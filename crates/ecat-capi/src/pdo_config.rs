@@ -3,6 +3,7 @@
 //! entry's byte offset at once (see [`crate::domain`] for the layout).
 
 use crate::abi::{self, PdoInfo, SyncInfo};
+use crate::check;
 use crate::domain::Domain;
 use crate::ffi::{arg_mut, errno, guard};
 use crate::log;
@@ -31,9 +32,11 @@ pub unsafe extern "C" fn ecrt_slave_config_sync_manager(
     const F: &str = "ecrt_slave_config_sync_manager";
     guard(F, errno::EINVAL, || {
         let sc = sc_or!(sc, F, errno::EINVAL);
-        if sync_index as usize >= 16 {
-            log!("{F}: sync manager {sync_index} does not exist (0..15)");
-            return errno::ENOENT;
+        if !idle_or(sc, F) {
+            return errno::EPERM;
+        }
+        if let Err(e) = check::sync_index(F, sync_index, errno::ENOENT) {
+            return e;
         }
         let Some(d) = direction(dir) else {
             log!("{F}: direction {dir} is neither EC_DIR_OUTPUT nor EC_DIR_INPUT");
@@ -58,9 +61,11 @@ pub unsafe extern "C" fn ecrt_slave_config_pdo_assign_add(
     const F: &str = "ecrt_slave_config_pdo_assign_add";
     guard(F, errno::EINVAL, || {
         let sc = sc_or!(sc, F, errno::EINVAL);
-        if sync_index as usize >= 16 {
-            log!("{F}: sync manager {sync_index} does not exist (0..15)");
-            return errno::EINVAL;
+        if !idle_or(sc, F) {
+            return errno::EPERM;
+        }
+        if let Err(e) = check::sync_index(F, sync_index, errno::EINVAL) {
+            return e;
         }
         let entries = sc.default_mapping(index);
         let hint = match index & 0xFF00 {
@@ -87,9 +92,11 @@ pub unsafe extern "C" fn ecrt_slave_config_pdo_assign_clear(
     const F: &str = "ecrt_slave_config_pdo_assign_clear";
     guard(F, errno::EINVAL, || {
         let sc = sc_or!(sc, F, errno::EINVAL);
-        if sync_index as usize >= 16 {
-            log!("{F}: sync manager {sync_index} does not exist (0..15)");
-            return errno::EINVAL;
+        if !idle_or(sc, F) {
+            return errno::EPERM;
+        }
+        if let Err(e) = check::sync_index(F, sync_index, errno::EINVAL) {
+            return e;
         }
         sc.sync_mut(sync_index, None).pdos.clear();
         0
@@ -111,6 +118,9 @@ pub unsafe extern "C" fn ecrt_slave_config_pdo_mapping_add(
     const F: &str = "ecrt_slave_config_pdo_mapping_add";
     guard(F, errno::EINVAL, || {
         let sc = sc_or!(sc, F, errno::EINVAL);
+        if !idle_or(sc, F) {
+            return errno::EPERM;
+        }
         let name = sc.name();
         match sc.pdo_mut(pdo_index) {
             Some(p) => {
@@ -141,6 +151,9 @@ pub unsafe extern "C" fn ecrt_slave_config_pdo_mapping_clear(
     const F: &str = "ecrt_slave_config_pdo_mapping_clear";
     guard(F, errno::EINVAL, || {
         let sc = sc_or!(sc, F, errno::EINVAL);
+        if !idle_or(sc, F) {
+            return errno::EPERM;
+        }
         let name = sc.name();
         match sc.pdo_mut(pdo_index) {
             Some(p) => {
@@ -187,14 +200,17 @@ pub unsafe extern "C" fn ecrt_slave_config_pdos(
             if n_syncs == u32::MAX && s.index == 0xFF {
                 break;
             }
-            if s.index as usize >= 16 {
-                log!("{F}: sync manager {} does not exist (0..15)", s.index);
-                return errno::ENOENT;
+            if let Err(e) = check::sync_index(F, s.index, errno::ENOENT) {
+                return e;
             }
-            // SAFETY: forwarded contract.
-            let r = unsafe { ecrt_slave_config_sync_manager(sc, s.index, s.dir, s.watchdog_mode) };
-            if r != 0 {
-                return r;
+            // EC_DIR_INVALID leaves the direction as it is (IgH).
+            if s.dir != abi::dir::INVALID {
+                // SAFETY: forwarded contract.
+                let r =
+                    unsafe { ecrt_slave_config_sync_manager(sc, s.index, s.dir, s.watchdog_mode) };
+                if r != 0 {
+                    return r;
+                }
             }
             if s.n_pdos == 0 || s.pdos.is_null() {
                 continue;
@@ -271,8 +287,18 @@ fn register(
             return errno::ENOENT;
         }
     };
+    // A sync manager holds at most 65535 bytes: an entry mapped beyond them would get an
+    // offset outside the domain's image.
+    if (bit as usize).div_ceil(8) > bytes {
+        log!("{f}: the entry lies at bit {bit} of sync manager {sm}, beyond the {bytes} bytes its data may have; map fewer entries");
+        return errno::EINVAL;
+    }
     let base = d.register(sc, s.attached, sm, dir, bytes);
     let byte = base + (bit / 8) as usize;
+    let Ok(offset) = i32::try_from(byte) else {
+        log!("{f}: the domain has grown to {byte} bytes, more than an offset can say");
+        return errno::ENOMEM;
+    };
     let bitpos = bit % 8;
     if bit_position.is_null() {
         if bitpos != 0 {
@@ -283,7 +309,7 @@ fn register(
         // SAFETY: non-NULL, writable per the API contract.
         unsafe { *bit_position = bitpos };
     }
-    byte as i32
+    offset
 }
 
 /// Register PDO entry `index:subindex` in `domain`; returns its byte offset or < 0.
@@ -327,9 +353,8 @@ pub unsafe extern "C" fn ecrt_slave_config_reg_pdo_entry_pos(
 ) -> i32 {
     const F: &str = "ecrt_slave_config_reg_pdo_entry_pos";
     guard(F, errno::EINVAL, || {
-        if sync_index as usize >= 16 {
-            log!("{F}: sync manager {sync_index} does not exist (0..15)");
-            return errno::EINVAL;
+        if let Err(e) = check::sync_index(F, sync_index, errno::EINVAL) {
+            return e;
         }
         register(F, sc, domain, bit_position, |s| {
             let sync = s.config.sync.iter().find(|x| x.index == sync_index);

@@ -66,11 +66,14 @@ pub unsafe extern "C" fn ecrt_slave_config_create_sdo_request(
             log!("{F}: create requests before ecrt_master_activate");
             return std::ptr::null_mut();
         }
+        let Some(mem) = crate::check::buffer(F, "request buffer", size) else {
+            return std::ptr::null_mut();
+        };
         let r = Box::into_raw(Box::new(SdoRequest {
             sc,
             index,
             subindex,
-            mem: vec![0; size],
+            mem,
             size,
             transfer: MbxTransfer::default(),
             reading: false,
@@ -98,9 +101,12 @@ pub unsafe extern "C" fn ecrt_slave_config_create_reg_request(
             log!("{F}: create requests before ecrt_master_activate");
             return std::ptr::null_mut();
         }
+        let Some(mem) = crate::check::buffer(F, "request buffer", size) else {
+            return std::ptr::null_mut();
+        };
         let r = Box::into_raw(Box::new(RegRequest {
             sc,
-            mem: vec![0; size],
+            mem,
             state: request::UNUSED,
             queued: None,
             in_flight: None,

@@ -6,7 +6,7 @@
 //! application's thread keeps cycling. Called from the cycling thread itself (between two
 //! cycles), it carries the transfer with receive/send of its own, outputs unchanged.
 
-use crate::ffi::{arg, errno, guard};
+use crate::ffi::{errno, guard};
 use crate::log;
 use crate::master::{Master, Phase};
 use crate::requests::abort_code;
@@ -136,15 +136,14 @@ pub(crate) unsafe fn write_from(
 ) -> i32 {
     guard(f, errno::EINVAL, || {
         // SAFETY: NULL or live (API contract).
-        let Some(m) = (unsafe { arg(master, f, "master") }) else {
+        let Some(m) = (unsafe { crate::check::master(master, f) }) else {
             return errno::EINVAL;
         };
-        if data.is_null() || size == 0 {
-            log!("{f}: data is NULL or empty");
-            return errno::EINVAL;
-        }
-        // SAFETY: data points to size bytes (API contract).
-        let bytes = unsafe { std::slice::from_raw_parts(data, size) };
+        // SAFETY: data is NULL or points to size bytes (API contract).
+        let bytes = match unsafe { crate::check::input(f, "data", data, size, false) } {
+            Ok(b) => b,
+            Err(e) => return e,
+        };
         run(m, bytes).map_or_else(|e| e, |_| 0)
     })
 }
@@ -164,7 +163,7 @@ pub(crate) unsafe fn read_into(
 ) -> i32 {
     guard(f, errno::EINVAL, || {
         // SAFETY: NULL or live (API contract).
-        let Some(m) = (unsafe { arg(master, f, "master") }) else {
+        let Some(m) = (unsafe { crate::check::master(master, f) }) else {
             return errno::EINVAL;
         };
         if target.is_null() || result_size.is_null() {

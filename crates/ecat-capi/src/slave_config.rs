@@ -282,9 +282,8 @@ pub unsafe extern "C" fn ecrt_slave_config_watchdog(
     const F: &str = "ecrt_slave_config_watchdog";
     guard(F, errno::EINVAL, || {
         let sc = sc_or!(sc, F, errno::EINVAL);
-        if sc.master().is_active() {
-            log!("{F}: configure the watchdog before ecrt_master_activate");
-            return errno::EBUSY;
+        if !idle_or(sc, F) {
+            return errno::EPERM;
         }
         sc.watchdog = (watchdog_divider, watchdog_intervals);
         0
@@ -344,6 +343,9 @@ pub unsafe extern "C" fn ecrt_slave_config_flag(
     const F: &str = "ecrt_slave_config_flag";
     guard(F, errno::EINVAL, || {
         let sc = sc_or!(sc, F, errno::EINVAL);
+        if !idle_or(sc, F) {
+            return errno::EPERM;
+        }
         if key.is_null() {
             log!("{F}: key is NULL");
             return errno::EINVAL;
@@ -375,7 +377,10 @@ pub unsafe extern "C" fn ecrt_slave_config_state_timeout(
 ) -> i32 {
     const F: &str = "ecrt_slave_config_state_timeout";
     guard(F, errno::EINVAL, || {
-        let _sc = sc_or!(sc, F, errno::EINVAL);
+        let sc = sc_or!(sc, F, errno::EINVAL);
+        if !idle_or(sc, F) {
+            return errno::EPERM;
+        }
         let ok = |s: u32| matches!(s, 1 | 2 | 4 | 8);
         if !ok(from_state) || !ok(to_state) {
             log!("{F}: {from_state} -> {to_state} is not a transition between AL states (1, 2, 4, 8)");

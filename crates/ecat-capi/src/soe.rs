@@ -172,10 +172,11 @@ pub unsafe extern "C" fn ecrt_slave_config_idn(
                 return errno::EINVAL;
             }
         };
-        if data.is_null() || size == 0 {
-            log!("{F}: data is NULL or empty");
-            return errno::EINVAL;
-        }
+        // SAFETY: data is NULL or points to size readable bytes (API contract).
+        let bytes = match unsafe { crate::check::input(F, "data", data, size, false) } {
+            Ok(b) => b,
+            Err(e) => return e,
+        };
         if drive_no > 7 {
             log!("{F}: drive number {drive_no} is out of range 0..7");
             return errno::EINVAL;
@@ -184,8 +185,6 @@ pub unsafe extern "C" fn ecrt_slave_config_idn(
             log!("{F}: add startup IDNs before ecrt_master_activate");
             return errno::EPERM;
         }
-        // SAFETY: data points to size bytes (API contract).
-        let bytes = unsafe { std::slice::from_raw_parts(data, size) };
         let op = write_op(drive_no, idn, bytes);
         s.idns.push(StartupIdn { state, op });
         0
@@ -232,11 +231,14 @@ pub unsafe extern "C" fn ecrt_slave_config_create_soe_request(
             log!("{F}: create requests before ecrt_master_activate");
             return std::ptr::null_mut();
         }
+        let Some(mem) = crate::check::buffer(F, "request buffer", size) else {
+            return std::ptr::null_mut();
+        };
         let r = Box::into_raw(Box::new(SoeRequest {
             sc,
             drive: drive_no,
             idn,
-            mem: vec![0; size],
+            mem,
             size,
             transfer: MbxTransfer::default(),
             reading: false,

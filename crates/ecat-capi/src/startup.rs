@@ -8,6 +8,7 @@
 //! A startup request that fails is logged once ([`log_events`]), not at each of the
 //! supervisor's retries.
 
+use crate::check;
 use crate::ffi::{arg, errno, guard};
 use crate::log;
 use crate::master::Phase;
@@ -150,15 +151,10 @@ pub unsafe extern "C" fn ecrt_slave_config_sdo(
 ) -> i32 {
     const F: &str = "ecrt_slave_config_sdo";
     guard(F, errno::EINVAL, || {
-        if data.is_null() && size > 0 {
-            log!("{F}: data is NULL");
-            return errno::EINVAL;
-        }
-        let bytes = if size == 0 {
-            Vec::new()
-        } else {
-            // SAFETY: data points to size readable bytes (API contract).
-            unsafe { std::slice::from_raw_parts(data, size) }.to_vec()
+        // SAFETY: data is NULL or points to size readable bytes (API contract).
+        let bytes = match unsafe { check::input(F, "data", data, size, true) } {
+            Ok(b) => b.to_vec(),
+            Err(e) => return e,
         };
         add_sdo(
             F,
@@ -261,12 +257,11 @@ pub unsafe extern "C" fn ecrt_slave_config_complete_sdo(
 ) -> i32 {
     const F: &str = "ecrt_slave_config_complete_sdo";
     guard(F, errno::EINVAL, || {
-        if data.is_null() {
-            log!("{F}: data is NULL");
-            return errno::EINVAL;
-        }
-        // SAFETY: data points to size readable bytes (API contract).
-        let bytes = unsafe { std::slice::from_raw_parts(data, size) }.to_vec();
+        // SAFETY: data is NULL or points to size readable bytes (API contract).
+        let bytes = match unsafe { check::input(F, "data", data, size, false) } {
+            Ok(b) => b.to_vec(),
+            Err(e) => return e,
+        };
         add_sdo(
             F,
             sc,
@@ -292,8 +287,20 @@ pub unsafe extern "C" fn ecrt_slave_config_emerg_size(
     const F: &str = "ecrt_slave_config_emerg_size";
     guard(F, errno::EINVAL, || {
         let sc = sc_or!(sc, F, errno::EINVAL);
+        if !idle_or(sc, F) {
+            return errno::EPERM;
+        }
+        // The ring is allocated here, so receiving an emergency allocates nothing.
+        let mut records = VecDeque::new();
+        let fits = elements
+            .checked_mul(8)
+            .is_some_and(|bytes| bytes <= check::MAX_BUFFER);
+        if !fits || records.try_reserve_exact(elements).is_err() {
+            log!("{F}: a ring of {elements} emergency messages cannot be had (at most {} fit in {} bytes)", check::MAX_BUFFER / 8, check::MAX_BUFFER);
+            return errno::ENOMEM;
+        }
         sc.emergencies.capacity = elements;
-        sc.emergencies.records = VecDeque::with_capacity(elements);
+        sc.emergencies.records = records;
         0
     })
 }

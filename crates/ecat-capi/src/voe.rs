@@ -78,9 +78,12 @@ pub unsafe extern "C" fn ecrt_slave_config_create_voe_handler(
             log!("{F}: create VoE handlers before ecrt_master_activate");
             return std::ptr::null_mut();
         }
+        let Some(mem) = crate::check::buffer(F, "VoE buffer", size) else {
+            return std::ptr::null_mut();
+        };
         let v = Box::into_raw(Box::new(VoeHandler {
             sc,
-            mem: vec![0; size],
+            mem,
             size: 0,
             send: (0, 0),
             received: (0, 0),
