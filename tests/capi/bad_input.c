@@ -112,7 +112,7 @@ int main(void)
     CHECK_EQ(ecrt_master_receive(m), -EPERM);
     MARK("1 deactivate idle");
     CHECK_EQ(ecrt_master_deactivate(m), -EINVAL);
-    MARK("0 dc before activate");
+    MARK("1 dc before activate");
     CHECK_EQ(ecrt_master_sync_reference_clock(m), -EPERM);
 
     /* Bad configuration input. */

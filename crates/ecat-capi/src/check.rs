@@ -38,11 +38,10 @@ static LIVE: Live = Live([const { AtomicUsize::new(0) }; MAX_MASTERS]);
 /// Record `m` as live; false (logged) when [`MAX_MASTERS`] are open already.
 pub fn register_master(m: *const Master) -> bool {
     let a = m as usize;
-    if LIVE
-        .0
-        .iter()
-        .any(|s| s.compare_exchange(0, a, Ordering::AcqRel, Ordering::Relaxed).is_ok())
-    {
+    if LIVE.0.iter().any(|s| {
+        s.compare_exchange(0, a, Ordering::AcqRel, Ordering::Relaxed)
+            .is_ok()
+    }) {
         return true;
     }
     log!("{MAX_MASTERS} masters are open in this process already; release one first");
@@ -53,17 +52,17 @@ pub fn register_master(m: *const Master) -> bool {
 pub fn unregister_master(m: *const Master) -> bool {
     let a = m as usize;
     a != 0
-        && LIVE
-            .0
-            .iter()
-            .any(|s| s.compare_exchange(a, 0, Ordering::AcqRel, Ordering::Relaxed).is_ok())
+        && LIVE.0.iter().any(|s| {
+            s.compare_exchange(a, 0, Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+        })
 }
 
 /// True if `m` is a live master of this library.
 #[inline]
 pub fn is_live(m: *const Master) -> bool {
     let a = m as usize;
-    LIVE.0.iter().any(|s| s.load(Ordering::Acquire) == a)
+    a != 0 && LIVE.0.iter().any(|s| s.load(Ordering::Acquire) == a)
 }
 
 /// The master behind `p`, or None (logged) when `p` is NULL or not a live master.
@@ -72,7 +71,7 @@ pub fn is_live(m: *const Master) -> bool {
 /// A live master is used under IgH's threading rule (see [`Master::inner`]).
 #[inline]
 pub unsafe fn master<'a>(p: *const Master, f: &str) -> Option<&'a Master> {
-    if !p.is_null() && is_live(p) {
+    if is_live(p) {
         // SAFETY: registered at creation, removed before it is freed.
         return Some(unsafe { &*p });
     }
@@ -118,9 +117,7 @@ pub fn sync_index(f: &str, index: u8, code: i32) -> Result<(), i32> {
 /// [`MAX_BUFFER`] or cannot be had (IgH returns NULL then).
 pub fn buffer(f: &str, what: &str, size: usize) -> Option<Vec<u8>> {
     if size > MAX_BUFFER {
-        log!(
-            "{f}: a {what} of {size} bytes is more than the {MAX_BUFFER} bytes one may have"
-        );
+        log!("{f}: a {what} of {size} bytes is more than the {MAX_BUFFER} bytes one may have");
         return None;
     }
     let mut v = Vec::new();
@@ -195,8 +192,14 @@ mod tests {
             assert_eq!(input("f", "data", b.as_ptr(), 2, false), Ok(&b[..]));
             assert_eq!(input("f", "data", std::ptr::null(), 0, true), Ok(&[][..]));
             assert_eq!(input("f", "data", b.as_ptr(), 0, false), Err(errno::EINVAL));
-            assert_eq!(input("f", "data", std::ptr::null(), 2, true), Err(errno::EINVAL));
-            assert_eq!(input("f", "data", b.as_ptr(), usize::MAX, true), Err(errno::ENOMEM));
+            assert_eq!(
+                input("f", "data", std::ptr::null(), 2, true),
+                Err(errno::EINVAL)
+            );
+            assert_eq!(
+                input("f", "data", b.as_ptr(), usize::MAX, true),
+                Err(errno::ENOMEM)
+            );
         }
         assert_eq!(sync_index("f", 15, errno::ENOENT), Ok(()));
         assert_eq!(sync_index("f", 16, errno::ENOENT), Err(errno::ENOENT));

@@ -154,7 +154,7 @@ pub unsafe extern "C" fn ecrt_domain_state(domain: *const Domain, state: *mut Do
 /// The log line of a cyclic call before activation (out of line: the cyclic calls stay small).
 #[cold]
 #[inline(never)]
-fn not_active(f: &str, index: u32) -> i32 {
+pub(crate) fn not_active(f: &str, index: u32) -> i32 {
     log!("{f}: master {index} is not active; call ecrt_master_activate first");
     errno::EPERM
 }

@@ -32,7 +32,7 @@ fn with_dc(
     match unsafe { m.runtime() } {
         Some(rt) if dc => act(rt),
         Some(_) => errno::ENXIO,
-        None => errno::EPERM,
+        None => crate::cyclic::not_active(f, m.index),
     }
 }
 

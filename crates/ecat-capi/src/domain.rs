@@ -168,6 +168,15 @@ pub unsafe extern "C" fn ecrt_domain_reg_pdo_entry_list(
             if r.index == 0 {
                 return 0;
             }
+            if r.offset.is_null() {
+                log!(
+                    "{F}: record {} (0x{:04X}:{:02X}) has a NULL offset pointer",
+                    i - 1,
+                    r.index,
+                    r.subindex
+                );
+                return errno::EINVAL;
+            }
             // SAFETY: master is live (the domain's owner).
             let sc = unsafe {
                 crate::master::ecrt_master_slave_config(
@@ -193,15 +202,6 @@ pub unsafe extern "C" fn ecrt_domain_reg_pdo_entry_list(
             };
             if off < 0 {
                 return off;
-            }
-            if r.offset.is_null() {
-                log!(
-                    "{F}: record {} (0x{:04X}:{:02X}) has a NULL offset pointer",
-                    i - 1,
-                    r.index,
-                    r.subindex
-                );
-                return errno::EINVAL;
             }
             // SAFETY: non-NULL, writable (API contract).
             unsafe { *r.offset = off as u32 };

@@ -122,8 +122,15 @@ pub fn activate(m: &Master, inner: &mut Inner) -> Result<(), String> {
     inner.dc = dc.is_some();
     inner.startup_errors = vec![None; n].into_boxed_slice();
     let domains = n_domains + usize::from(hidden_used);
-    let mut lay = ecat::domain::layout(md.subdevices(), &configs, domains, 0)
-        .map_err(|e| format!("activation failed: {e}"))?;
+    let mut lay = match ecat::domain::layout(md.subdevices(), &configs, domains, 0) {
+        Ok(lay) => lay,
+        Err(e) => {
+            // Nothing was sent yet: the master stays idle with its link.
+            *ecat::control::idle::lock(&dev) = Some(md);
+            inner.phase = Phase::Idle(dev);
+            return Err(format!("activation failed: {e}"));
+        }
+    };
     for &dp in &inner.domains {
         // SAFETY: owned by the master, alive, and no other reference to it exists now.
         let d = unsafe { &mut *dp };

@@ -30,7 +30,8 @@
 //! - [`voe`]: VoE handlers;
 //! - [`dc`]: distributed clock calls;
 //! - [`eoe`]: EoE parameters, sent as one set-IP-parameter request at configuration;
-//! - [`helpers`]: version magic and the real/lreal helpers.
+//! - [`helpers`]: version magic and the real/lreal helpers;
+//! - [`fuzzing`]: the fuzz target over random call sequences (`fuzz/`, replayed by `cargo test`).
 //!
 //! Threading follows IgH: configuration calls and the cyclic calls come from one thread at a
 //! time; blocking SDO calls may come from another thread while the application cycles.
@@ -45,6 +46,7 @@ pub mod dc;
 pub mod domain;
 pub mod eoe;
 pub mod ffi;
+pub mod fuzzing;
 pub mod helpers;
 pub mod info;
 pub mod layout;

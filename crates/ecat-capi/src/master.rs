@@ -476,6 +476,9 @@ pub unsafe extern "C" fn ecrt_master_select_reference_clock(
         let Some(m) = (unsafe { crate::check::master(master, F) }) else {
             return errno::EINVAL;
         };
+        if let Err(e) = crate::check::idle(m, F, "choose the reference clock") {
+            return e;
+        }
         if !sc.is_null() {
             // SAFETY: a live configuration of this master.
             let sc = unsafe { &*sc };
@@ -506,6 +509,23 @@ fn bus_state(inner: &mut Inner) -> (u32, u8) {
     }
 }
 
+/// The body of `ecrt_master_state` / `ecrt_master_link_state` (`f` names the caller).
+///
+/// # Safety
+/// `master` NULL or live; `state` NULL or writable.
+unsafe fn state_into(f: &str, master: *const Master, state: *mut MasterState) -> i32 {
+    // SAFETY: NULL or live / writable, per the contract.
+    let Some((m, out)) = (unsafe { crate::check::master(master, f) })
+        .and_then(|x| unsafe { arg_mut(state, f, "state") }.map(|y| (x, y)))
+    else {
+        return errno::EINVAL;
+    };
+    // SAFETY: IgH's threading rule.
+    let (n, bits) = bus_state(unsafe { m.inner() });
+    *out = MasterState::new(n, bits, n > 0);
+    0
+}
+
 /// Master state.
 ///
 /// # Safety
@@ -513,18 +533,8 @@ fn bus_state(inner: &mut Inner) -> (u32, u8) {
 #[no_mangle]
 pub unsafe extern "C" fn ecrt_master_state(master: *const Master, state: *mut MasterState) -> i32 {
     const F: &str = "ecrt_master_state";
-    guard(F, errno::EINVAL, || {
-        // SAFETY: NULL or live / writable, per the contract.
-        let Some((m, out)) = (unsafe { crate::check::master(master, F) })
-            .and_then(|x| unsafe { arg_mut(state, F, "state") }.map(|y| (x, y)))
-        else {
-            return errno::EINVAL;
-        };
-        // SAFETY: IgH's threading rule.
-        let (n, bits) = bus_state(unsafe { m.inner() });
-        *out = MasterState::new(n, bits, n > 0);
-        0
-    })
+    // SAFETY: forwarded contract.
+    guard(F, errno::EINVAL, || unsafe { state_into(F, master, state) })
 }
 
 /// State of link `dev_idx` (0 = main; ecat has no redundant link yet).
@@ -544,7 +554,7 @@ pub unsafe extern "C" fn ecrt_master_link_state(
             return errno::EINVAL;
         }
         // SAFETY: forwarded contract.
-        unsafe { ecrt_master_state(master, state) }
+        unsafe { state_into(F, master, state) }
     })
 }
 

@@ -290,7 +290,7 @@ fn register(
     // A sync manager holds at most 65535 bytes: an entry mapped beyond them would get an
     // offset outside the domain's image.
     if (bit as usize).div_ceil(8) > bytes {
-        log!("{f}: the entry lies at bit {bit} of sync manager {sm}, beyond the {bytes} bytes its data may have; map fewer entries");
+        log!("{f}: the entry at bit {bit} lies outside the {bytes} bytes of sync manager {sm}'s data (a sync manager holds at most 65535 bytes); map fewer entries");
         return errno::EINVAL;
     }
     let base = d.register(sc, s.attached, sm, dir, bytes);

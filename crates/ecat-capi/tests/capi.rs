@@ -90,6 +90,51 @@ fn bad_input_gets_igh_codes_and_one_line() {
 }
 
 #[test]
+fn abuse_gets_igh_codes_one_line_each_and_no_crash() {
+    let (out, err) = c_test("abuse", Some("sim:io"));
+    check_marks(&err);
+    if err.is_empty() {
+        return;
+    }
+    // Every refused call was counted by a MARK: no line of the library outside them.
+    assert!(out.contains("abuse: "), "{out}");
+    assert!(
+        !err.contains("internal error"),
+        "a panic was caught:\n{err}"
+    );
+}
+
+/// The abuse program under valgrind: no invalid read or write, no leak (definite or
+/// indirect), whatever the caller did. Skips when valgrind is not installed.
+#[test]
+fn abuse_under_valgrind_touches_no_freed_memory_and_leaks_nothing() {
+    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    if common::missing(&["cc", "valgrind"]) {
+        return;
+    }
+    let src = common::workspace().join("tests/capi/abuse.c");
+    let exe = common::scratch("capi").join("abuse_vg");
+    common::compile(&[src], &exe, &[]);
+    let mut c = std::process::Command::new("valgrind");
+    c.args([
+        "-q",
+        "--error-exitcode=99",
+        "--leak-check=full",
+        "--errors-for-leak-kinds=definite,indirect",
+        "--show-leak-kinds=definite,indirect",
+    ])
+    .arg(&exe);
+    let o = common::run_command(c, Some("sim:io"));
+    let err = String::from_utf8_lossy(&o.stderr);
+    println!("{}", String::from_utf8_lossy(&o.stdout));
+    assert!(
+        o.status.success(),
+        "valgrind found errors ({}):\n{err}",
+        o.status
+    );
+}
+
+#[test]
 fn no_link_configured_is_one_sentence() {
     if common::missing(&["cc"]) {
         return;

@@ -110,8 +110,13 @@ pub fn control_dir() -> PathBuf {
 /// control socket in [`control_dir`]).
 pub fn run(exe: &Path, link: Option<&str>, args: &[&str]) -> Output {
     let mut c = Command::new(exe);
-    c.args(args)
-        .env("ECAT_CONTROL_DIR", control_dir())
+    c.args(args);
+    run_command(c, link)
+}
+
+/// Run `c` (a test program, or a tool running one) in the environment of [`run`].
+pub fn run_command(mut c: Command, link: Option<&str>) -> Output {
+    c.env("ECAT_CONTROL_DIR", control_dir())
         .env_remove("ECAT_INTERFACE")
         .env_remove("ECAT_MASTER0")
         .env_remove("ECAT_MASTER1")
