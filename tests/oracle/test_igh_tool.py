@@ -22,7 +22,8 @@ def ethercat(ecat, tmp_path):
     link.symlink_to(ecat)
 
     def run(*args, network="sim:io"):
-        env = dict(os.environ, ECAT_INTERFACE=network)
+        # An empty control directory: no application on this machine answers for master 0.
+        env = dict(os.environ, ECAT_INTERFACE=network, ECAT_CONTROL_DIR=str(tmp_path))
         env.pop("ECAT_MASTER0", None)
         out = subprocess.run([str(link), *args], capture_output=True, timeout=60, env=env)
         assert out.returncode == 0, out.stderr.decode(errors="replace")

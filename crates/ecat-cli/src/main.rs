@@ -80,9 +80,15 @@ impl BusArgs {
         match &self.interface {
             Some(i) => i.clone(),
             None => {
-                eprintln!(
-                    "ecat: no interface given (-i or ECAT_INTERFACE); using the built-in simulated network {DEFAULT_INTERFACE}"
-                );
+                match igh::active() {
+                    Some(d) => eprintln!(
+                        "ethercat: master {m} has no link configured (ECAT_MASTER{m}, ECAT_INTERFACE or MASTER{m}_DEVICE in /etc/ecat.conf); using the built-in simulated network {DEFAULT_INTERFACE}",
+                        m = d.master
+                    ),
+                    None => eprintln!(
+                        "ecat: no interface given (-i or ECAT_INTERFACE); using the built-in simulated network {DEFAULT_INTERFACE}"
+                    ),
+                }
                 DEFAULT_INTERFACE.to_string()
             }
         }

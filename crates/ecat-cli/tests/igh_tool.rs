@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-/// A directory holding `ethercat` -> the built `ecat`.
+/// A directory holding `ethercat` -> the built `ecat`; it doubles as the (empty) control
+/// socket directory, so that no application running on this machine answers for master 0.
 fn ethercat() -> PathBuf {
     static P: OnceLock<PathBuf> = OnceLock::new();
     P.get_or_init(|| {
@@ -21,8 +22,16 @@ fn ethercat() -> PathBuf {
     .clone()
 }
 
+/// `ethercat` with the control socket directory of [`ethercat`].
+fn command() -> Command {
+    let exe = ethercat();
+    let mut c = Command::new(&exe);
+    c.env("ECAT_CONTROL_DIR", exe.parent().unwrap());
+    c
+}
+
 fn run(args: &[&str]) -> Output {
-    Command::new(ethercat())
+    command()
         .args(args)
         .env("ECAT_INTERFACE", "sim:io")
         .env_remove("ECAT_MASTER0")
@@ -188,6 +197,7 @@ fn install_script_puts_ethercat_beside_ecat() {
     );
     let o = Command::new(bin.join("ethercat"))
         .args(["slaves", "-p", "0"])
+        .env("ECAT_CONTROL_DIR", &prefix)
         .env("ECAT_INTERFACE", "sim:io")
         .env_remove("ECAT_MASTER0")
         .output()
@@ -197,4 +207,32 @@ fn install_script_puts_ethercat_beside_ecat() {
         "0  0:0  PREOP  +  EK1100 EtherCAT Coupler (2A E-Bus)\n"
     );
     let _ = std::fs::remove_dir_all(&prefix);
+}
+
+#[test]
+fn masters_find_their_links_as_the_c_api_does() {
+    let conf = std::env::temp_dir().join(format!("ecat-igh-conf-{}", std::process::id()));
+    std::fs::write(
+        &conf,
+        "MASTER0_DEVICE=sim:io\nMASTER1_DEVICE=\"sim:servo6\"\n",
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        command()
+            .args(args)
+            .env_remove("ECAT_INTERFACE")
+            .env_remove("ECAT_MASTER0")
+            .env_remove("ECAT_MASTER1")
+            .env_remove("ECAT_MASTER2")
+            .env("ECAT_CONF", &conf)
+            .output()
+            .unwrap()
+    };
+    let lines = |o: Output| String::from_utf8(o.stdout).unwrap().lines().count();
+    assert_eq!(lines(run(&["slaves"])), 5);
+    assert_eq!(lines(run(&["-m", "1", "slaves"])), 6);
+    let o = run(&["--master=2", "slaves"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("MASTER2_DEVICE"));
+    let _ = std::fs::remove_file(&conf);
 }
