@@ -28,7 +28,7 @@ pub mod sii_diff;
 
 pub use eni::Eni;
 pub use error::{Error, Result};
-pub use esi::{Device, EsiFile};
+pub use esi::{set_warning_handler, BrokenDevice, Device, EsiFile, Warning};
 pub use library::{DeviceLibrary, DeviceRef, ESI_PATH_ENV};
 pub use sii_build::{
     build_sii, build_sii_detailed, build_sii_with, latin1, sync_unit_bytes, BuiltSii, PdoContent,

@@ -5,7 +5,9 @@
 //! parsed on demand and kept (`Arc<EsiFile>`), and a lookup first parses only the files whose
 //! raw text mentions what it looks for (the product code's hex digits, or `>TYPE<`), falling
 //! back to the rest only when those do not have it. Once parsed, a file is never parsed
-//! again; the library is `Sync` so threads can share it.
+//! again; the library is `Sync` so threads can share it. A file that cannot be read does not
+//! hide the others (it is skipped with a warning), and a device left out of its file for a
+//! broken description is reported with its reason when asked for.
 
 use crate::error::{Error, Result};
 use crate::esi::{Device, EsiFile};
@@ -128,11 +130,15 @@ impl DeviceLibrary {
     }
 
     /// Search the files: first those whose raw text contains one of `hints` (or that are
-    /// already parsed), then the others; return the best match that `pick` finds.
+    /// already parsed), then the others; return the best match that `pick` finds. A file
+    /// that cannot be read is skipped with a warning; when nothing matches, the reason a
+    /// matching device was left out (`broken`), else the error of a likely file that could
+    /// not be read, else [`Error::UnknownDevice`].
     fn search(
         &self,
         hints: &[Vec<u8>],
         pick: &dyn Fn(&EsiFile) -> Option<usize>,
+        broken: &dyn Fn(&EsiFile) -> Option<Error>,
         wanted: String,
     ) -> Result<DeviceRef> {
         let mut first = Vec::new();
@@ -148,10 +154,20 @@ impl DeviceLibrary {
                 rest.push(p);
             }
         }
-        for group in [first, rest] {
+        let mut why: Option<Error> = None;
+        for (likely, group) in [(true, first), (false, rest)] {
             let mut best: Option<DeviceRef> = None;
             for p in group {
-                let f = self.file(p)?;
+                let f = match self.file(p) {
+                    Ok(f) => f,
+                    Err(e) => {
+                        crate::esi::report_unreadable(&e);
+                        if likely && why.is_none() {
+                            why = Some(e);
+                        }
+                        continue;
+                    }
+                };
                 if let Some(i) = pick(&f) {
                     let better = best
                         .as_ref()
@@ -159,16 +175,18 @@ impl DeviceLibrary {
                     if better {
                         best = Some(DeviceRef { file: f, index: i });
                     }
+                } else if let Some(e) = broken(&f) {
+                    why.get_or_insert(e);
                 }
             }
             if let Some(b) = best {
                 return Ok(b);
             }
         }
-        Err(Error::UnknownDevice {
+        Err(why.unwrap_or(Error::UnknownDevice {
             wanted,
             dirs: self.dirs.clone(),
-        })
+        }))
     }
 
     /// The device with `product` code (and `vendor` when given) at `revision`, or at the
@@ -197,7 +215,17 @@ impl DeviceLibrary {
         if let Some(r) = revision {
             wanted += &format!(" revision 0x{r:08x}");
         }
-        self.search(&[hint], &pick, wanted)
+        let broken = move |f: &EsiFile| {
+            f.broken
+                .iter()
+                .find(|b| {
+                    b.product_code == Some(product)
+                        && vendor.is_none_or(|v| v == f.vendor.id)
+                        && revision.is_none_or(|r| b.revision.is_none_or(|x| x == r))
+                })
+                .map(|b| b.to_error())
+        };
+        self.search(&[hint], &pick, &broken, wanted)
     }
 
     /// The device of type `type_name` (e.g. "EL2032", case-insensitive) at `revision`, or at
@@ -220,7 +248,8 @@ impl DeviceLibrary {
             Some(r) => format!("type {type_name} revision 0x{r:08x}"),
             None => format!("type {type_name}"),
         };
-        self.search(&hints, &pick, wanted)
+        let broken = |f: &EsiFile| f.broken_device(type_name, revision).map(|b| b.to_error());
+        self.search(&hints, &pick, &broken, wanted)
     }
 
     /// Every device of every file (parses all files).

@@ -44,11 +44,19 @@ fn malformed_xml_names_file_line_and_column() {
 
 #[test]
 fn bad_number_names_the_element() {
+    // The device is left out with its reason; asking for it gives that reason.
     let bad = SMALL.replace("<BitLen>1</BitLen>", "<BitLen>one</BitLen>");
-    let msg = EsiFile::parse_str(&bad, "f.xml").unwrap_err().to_string();
+    let f = EsiFile::parse_str(&bad, "f.xml").unwrap();
+    assert!(f.devices.is_empty());
+    let msg = f.device("EL2004", None).unwrap_err().to_string();
     println!("{msg}");
     assert!(msg.starts_with("f.xml:13:"), "{msg}");
     assert!(msg.contains("<BitLen>: expected a number"), "{msg}");
+    assert!(
+        msg.contains("device EL2004 rev 0x00100000 is left out"),
+        "{msg}"
+    );
+    assert_eq!(f.warnings.len(), 1, "{:?}", f.warnings);
 }
 
 #[test]

@@ -56,6 +56,34 @@ pub fn base_type_code(name: &str) -> Option<u16> {
     })
 }
 
+/// The size in bits of an ESI base type name (`BOOL` 1, `BIT3` 3, `UINT` 16, `STRING(8)`
+/// 64, ...), `None` for a name without a fixed size.
+pub fn base_type_bits(name: &str) -> Option<u16> {
+    let name = name.trim();
+    if let Some(n) = name
+        .strip_prefix("STRING(")
+        .and_then(|r| r.strip_suffix(')'))
+    {
+        return n.trim().parse::<u16>().ok()?.checked_mul(8);
+    }
+    if let Some(n) = name.strip_prefix("BIT").and_then(|n| n.parse::<u16>().ok()) {
+        return (1..=8).contains(&n).then_some(n);
+    }
+    Some(match name {
+        "BOOL" | "BOOLEAN" => 1,
+        "SINT" | "USINT" | "BYTE" | "INTEGER8" | "UNSIGNED8" | "BITARR8" => 8,
+        "INT" | "UINT" | "WORD" | "INTEGER16" | "UNSIGNED16" | "BITARR16" => 16,
+        "INT24" | "UINT24" | "INTEGER24" | "UNSIGNED24" => 24,
+        "DINT" | "UDINT" | "DWORD" | "REAL" | "REAL32" | "INTEGER32" | "UNSIGNED32"
+        | "BITARR32" => 32,
+        "INT40" | "UINT40" | "INTEGER40" | "UNSIGNED40" => 40,
+        "INT48" | "UINT48" | "INTEGER48" | "UNSIGNED48" | "TIME_OF_DAY" | "TIME_DIFFERENCE" => 48,
+        "INT56" | "UINT56" | "INTEGER56" | "UNSIGNED56" => 56,
+        "LINT" | "ULINT" | "LREAL" | "REAL64" | "INTEGER64" | "UNSIGNED64" => 64,
+        _ => return None,
+    })
+}
+
 /// True if the type name is a signed integer type (for turning `DefaultValue` into bytes).
 pub fn is_signed(name: &str) -> bool {
     matches!(
@@ -75,5 +103,9 @@ mod tests {
         assert_eq!(base_type_code("BIT2"), Some(0x31));
         assert_eq!(base_type_code("STRING(6)"), Some(9));
         assert_eq!(base_type_code("DT1018"), None);
+        assert_eq!(base_type_bits("BIT2"), Some(2));
+        assert_eq!(base_type_bits("STRING(10)"), Some(80));
+        assert_eq!(base_type_bits("UDINT"), Some(32));
+        assert_eq!(base_type_bits("DT1018"), None);
     }
 }

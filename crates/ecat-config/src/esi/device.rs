@@ -6,8 +6,9 @@
 //! [`crate::build_sii`] lays them out as an SII image.
 
 use super::dictionary::{parse_dictionary, Dictionary};
-use super::pdo::{parse_pdo, Pdo, PdoDir};
-use super::xml::{bool_attr, child, child_text, children, text, Ctx};
+use super::lenient;
+use super::pdo::{parse_pdos, Pdo, PdoDir};
+use super::xml::{child, child_text, children, text, Ctx};
 use crate::error::Result;
 use roxmltree::Node;
 
@@ -417,11 +418,8 @@ pub(crate) fn parse_device(
         .and_then(|i| child_text(i, "EscType"))
         .map(str::to_string);
     let esc_reg = |name: &str| -> Result<Option<u16>> {
-        match child(node, "ESC").and_then(|e| child(e, name)) {
-            Some(r) => {
-                let v = cx.int(r)?;
-                Ok(Some(cx.fit::<u16>(r, v)?))
-            }
+        match child(node, "ESC") {
+            Some(e) => cx.child_fit::<u16>(e, name),
             None => Ok(None),
         }
     };
@@ -430,64 +428,55 @@ pub(crate) fn parse_device(
         Some(e) => cx.child_int(e, "EBusCurrent")?.map(|v| v as i32),
         None => None,
     };
-    let ident_ado = match info.and_then(|i| child(i, "IdentificationAdo")) {
-        Some(n) => {
-            let v = cx.int(n)?;
-            Some(cx.fit::<u16>(n, v)?)
-        }
+    let ident_ado = match info {
+        Some(i) => cx.child_fit::<u16>(i, "IdentificationAdo")?,
         None => None,
     };
     let ident_reg134 = info
         .and_then(|i| child(i, "IdentificationReg134"))
-        .is_some_and(|n| crate::esi::xml::parse_bool(crate::esi::xml::text(n)));
+        .is_some_and(|n| crate::esi::xml::parse_bool(text(n)));
 
     let mut fmmus = Vec::new();
     for f in children(node, "Fmmu") {
-        let sm = match cx.int_attr(f, "Sm")? {
-            Some(v) => Some(cx.fit::<u8>(f, v)?),
-            None => None,
-        };
+        let sm = cx.attr_fit::<u8>(f, "Sm")?;
         fmmus.push(Fmmu {
-            kind: match text(f) {
+            kind: match use_text(cx, f, &["Outputs", "Inputs", "MBoxState"]).as_str() {
                 "Outputs" => FmmuKind::Outputs,
                 "Inputs" => FmmuKind::Inputs,
                 "MBoxState" => FmmuKind::MBoxState,
                 o => FmmuKind::Other(o.to_string()),
             },
             sm,
-            op_only: bool_attr(f, "OpOnly"),
+            op_only: cx.bool_attr(f, "OpOnly"),
         });
     }
 
     let mut sms = Vec::new();
+    let mut sm_nodes = Vec::new();
     for s in children(node, "Sm") {
         sms.push(parse_sm(cx, s)?);
+        sm_nodes.push(s);
     }
 
     let sync_units = children(node, "Su")
         .map(|u| SyncUnit {
-            frame_repeat_support: bool_attr(u, "FrameRepeatSupport"),
+            frame_repeat_support: cx.bool_attr(u, "FrameRepeatSupport"),
         })
         .collect();
 
-    let mut pdos = Vec::new();
-    for p in children(node, "RxPdo") {
-        pdos.push(parse_pdo(cx, p, PdoDir::Rx)?);
-    }
-    for p in children(node, "TxPdo") {
-        pdos.push(parse_pdo(cx, p, PdoDir::Tx)?);
-    }
+    let pdos = parse_pdos(cx, node)?;
+    lenient_sm_starts(cx, &sm_nodes, &mut sms, &pdos);
 
     let mailbox = child(node, "Mailbox").map(|m| Mailbox {
-        data_link_layer: bool_attr(m, "DataLinkLayer"),
+        data_link_layer: cx.bool_attr(m, "DataLinkLayer"),
         aoe: child(m, "AoE").is_some(),
         eoe: child(m, "EoE").is_some(),
         coe: child(m, "CoE").map(|c| CoeInfo {
-            sdo_info: bool_attr(c, "SdoInfo"),
-            pdo_assign: bool_attr(c, "PdoAssign"),
-            pdo_config: bool_attr(c, "PdoConfig"),
-            pdo_upload: bool_attr(c, "PdoUpload"),
-            complete_access: bool_attr(c, "CompleteAccess"),
+            sdo_info: cx.bool_attr(c, "SdoInfo"),
+            pdo_assign: cx.bool_attr(c, "PdoAssign"),
+            pdo_config: cx.bool_attr(c, "PdoConfig"),
+            pdo_upload: cx.bool_attr(c, "PdoUpload"),
+            complete_access: cx.bool_attr(c, "CompleteAccess"),
         }),
         foe: child(m, "FoE").is_some(),
         soe: child(m, "SoE").is_some(),
@@ -503,19 +492,13 @@ pub(crate) fn parse_device(
 
     let eeprom = match child(node, "Eeprom") {
         Some(e) => Some(EepromInfo {
-            byte_size: match child(e, "ByteSize") {
-                Some(b) => {
-                    let v = cx.int(b)?;
-                    Some(cx.fit::<u32>(b, v)?)
-                }
-                None => None,
-            },
+            byte_size: cx.child_fit::<u32>(e, "ByteSize")?,
             config_data: match child(e, "ConfigData") {
                 Some(c) => cx.hex(c)?,
                 None => Vec::new(),
             },
             bootstrap: child(e, "BootStrap").map(|b| cx.hex(b)).transpose()?,
-            assign_to_pdi: bool_attr(e, "AssignToPdi"),
+            assign_to_pdi: cx.bool_attr(e, "AssignToPdi"),
         }),
         None => None,
     };
@@ -524,7 +507,7 @@ pub(crate) fn parse_device(
         type_name: text(ty).to_string(),
         product_code,
         revision,
-        use_lrd_lwr: bool_attr(ty, "UseLrdLwr"),
+        use_lrd_lwr: cx.bool_attr(ty, "UseLrdLwr"),
         vendor_id,
         names: local_texts(node, "Name"),
         group: groups.iter().find(|g| g.type_name == group_type).cloned(),
@@ -554,41 +537,110 @@ pub(crate) fn parse_device(
     })
 }
 
-fn parse_sm(cx: &Ctx<'_, '_>, s: Node<'_, '_>) -> Result<Sm> {
-    let u16_attr = |name: &str| -> Result<Option<u16>> {
-        match cx.int_attr(s, name)? {
-            Some(v) => Ok(Some(cx.fit::<u16>(s, v)?)),
-            None => Ok(None),
+/// The use text of an `Sm` or `Fmmu` in its canonical spelling (another case is noted).
+fn use_text(cx: &Ctx<'_, '_>, n: Node<'_, '_>, names: &[&'static str]) -> String {
+    let raw = text(n);
+    match lenient::canonical(raw, names) {
+        Some(c) if c != raw => {
+            let tag = n.tag_name().name();
+            cx.note(
+                n.range().start,
+                format!("<{tag}>{raw}</{tag}>: read as {c}"),
+            );
+            c.to_string()
         }
+        _ => raw.to_string(),
+    }
+}
+
+fn parse_sm(cx: &Ctx<'_, '_>, s: Node<'_, '_>) -> Result<Sm> {
+    const USES: [&str; 4] = ["MBoxOut", "MBoxIn", "Outputs", "Inputs"];
+    let control = cx.attr_fit::<u8>(s, "ControlByte")?;
+    let mut kind = use_text(cx, s, &USES);
+    if let (true, Some(c)) = (kind.is_empty(), control) {
+        // IgH's `ethercat xml` and generated files give no use text: the control byte says it.
+        if let Some(k) = lenient::sm_use_from_control(c).filter(|_| cx.bool_attr(s, "Enable")) {
+            cx.note(
+                s.range().start,
+                format!("<Sm> without its use: read as {k} from ControlByte #x{c:02x}"),
+            );
+            kind = k.to_string();
+        }
+    }
+    let virtual_sm = cx.bool_attr(s, "Virtual");
+    let control = match (control, lenient::default_control(&kind)) {
+        (Some(c), _) => c,
+        (None, Some(c)) if !virtual_sm => {
+            cx.note(
+                s.range().start,
+                format!(
+                    "<Sm>{kind}</Sm> without ControlByte: read as #x{c:02x}, ETG.2000's for {kind}"
+                ),
+            );
+            c
+        }
+        _ => 0,
     };
     Ok(Sm {
-        kind: match text(s) {
+        kind: match kind.as_str() {
             "MBoxOut" => SmKind::MBoxOut,
             "MBoxIn" => SmKind::MBoxIn,
             "Outputs" => SmKind::Outputs,
             "Inputs" => SmKind::Inputs,
             o => SmKind::Other(o.to_string()),
         },
-        start: u16_attr("StartAddress")?.unwrap_or(0),
-        control: match cx.int_attr(s, "ControlByte")? {
-            Some(v) => cx.fit::<u8>(s, v)?,
-            None => 0,
-        },
-        default_size: u16_attr("DefaultSize")?,
-        min_size: u16_attr("MinSize")?,
-        max_size: u16_attr("MaxSize")?,
-        enable: bool_attr(s, "Enable"),
-        op_only: bool_attr(s, "OpOnly"),
-        virtual_sm: bool_attr(s, "Virtual"),
-        fixed: bool_attr(s, "Fixed"),
-        watchdog: bool_attr(s, "Watchdog"),
+        start: cx.attr_fit::<u16>(s, "StartAddress")?.unwrap_or(0),
+        control,
+        default_size: cx.attr_fit::<u16>(s, "DefaultSize")?,
+        min_size: cx.attr_fit::<u16>(s, "MinSize")?,
+        max_size: cx.attr_fit::<u16>(s, "MaxSize")?,
+        enable: cx.bool_attr(s, "Enable"),
+        op_only: cx.bool_attr(s, "OpOnly"),
+        virtual_sm,
+        fixed: cx.bool_attr(s, "Fixed"),
+        watchdog: cx.bool_attr(s, "Watchdog"),
     })
+}
+
+/// A used, non-virtual SyncManager written without `StartAddress` starts where the one before
+/// it ends (its `DefaultSize`, else the bytes of its default PDOs, else `MaxSize`), rounded up
+/// to 8 bytes; the first at 0x1000, the start of the ESC's process memory.
+fn lenient_sm_starts(cx: &Ctx<'_, '_>, nodes: &[Node<'_, '_>], sms: &mut [Sm], pdos: &[Pdo]) {
+    let mut end: u32 = 0x1000;
+    for (i, (n, sm)) in nodes.iter().zip(sms.iter_mut()).enumerate() {
+        let used = !matches!(&sm.kind, SmKind::Other(o) if o.is_empty());
+        if n.attribute("StartAddress").is_none() && used && !sm.virtual_sm {
+            sm.start = u16::try_from(end.div_ceil(8) * 8).unwrap_or(u16::MAX);
+            cx.note(
+                n.range().start,
+                format!(
+                    "<Sm> {i} ({}) without StartAddress: read as #x{:04x}, after the SyncManager before it",
+                    text(*n),
+                    sm.start
+                ),
+            );
+        }
+        let pdo_bits: u32 = pdos
+            .iter()
+            .filter(|p| p.sm == Some(i as u8))
+            .map(Pdo::bit_len)
+            .sum();
+        let size = sm
+            .default_size
+            .map(u32::from)
+            .filter(|&s| s > 0)
+            .or((pdo_bits > 0).then(|| pdo_bits.div_ceil(8)))
+            .or(sm.max_size.map(u32::from))
+            .unwrap_or(0);
+        end = end.max(sm.start as u32 + size);
+    }
 }
 
 fn parse_op_mode(cx: &Ctx<'_, '_>, m: Node<'_, '_>) -> Result<DcOpMode> {
     let time = |name: &str| -> Result<(i64, i64)> {
+        let v = cx.child_int(m, name)?.unwrap_or(0);
         match child(m, name) {
-            Some(n) => Ok((cx.int(n)?, cx.int_attr(n, "Factor")?.unwrap_or(0))),
+            Some(n) => Ok((v, cx.int_attr(n, "Factor")?.unwrap_or(0))),
             None => Ok((0, 0)),
         }
     };
@@ -596,13 +648,7 @@ fn parse_op_mode(cx: &Ctx<'_, '_>, m: Node<'_, '_>) -> Result<DcOpMode> {
     let (s0, _) = time("ShiftTimeSync0")?;
     let (c1, f1) = time("CycleTimeSync1")?;
     let (s1, _) = time("ShiftTimeSync1")?;
-    let aa = match child(m, "AssignActivate") {
-        Some(n) => {
-            let v = cx.int(n)?;
-            cx.fit::<u16>(n, v)?
-        }
-        None => 0,
-    };
+    let aa = cx.child_fit::<u16>(m, "AssignActivate")?.unwrap_or(0);
     Ok(DcOpMode {
         name: child_text(m, "Name").unwrap_or("").to_string(),
         desc: child_text(m, "Desc").unwrap_or("").to_string(),

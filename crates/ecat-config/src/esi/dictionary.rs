@@ -250,13 +250,7 @@ pub(crate) fn parse_dictionary(cx: &Ctx<'_, '_>, node: Node<'_, '_>) -> Result<D
 }
 
 fn opt_u32(cx: &Ctx<'_, '_>, node: Node<'_, '_>, name: &str) -> Result<Option<u32>> {
-    match child(node, name) {
-        Some(c) => {
-            let v = cx.int(c)?;
-            Ok(Some(cx.fit::<u32>(c, v)?))
-        }
-        None => Ok(None),
-    }
+    cx.child_fit::<u32>(node, name)
 }
 
 fn parse_data_type(cx: &Ctx<'_, '_>, node: Node<'_, '_>) -> Result<DataType> {
@@ -271,13 +265,7 @@ fn parse_data_type(cx: &Ctx<'_, '_>, node: Node<'_, '_>) -> Result<DataType> {
     };
     let mut sub_items = Vec::new();
     for s in children(node, "SubItem") {
-        let subindex = match child(s, "SubIdx") {
-            Some(c) => {
-                let v = cx.int(c)?;
-                Some(cx.fit::<u8>(c, v)?)
-            }
-            None => None,
-        };
+        let subindex = cx.child_fit::<u8>(s, "SubIdx")?;
         sub_items.push(DataTypeSubItem {
             subindex,
             name: child_text(s, "Name").unwrap_or("").to_string(),
@@ -348,7 +336,7 @@ fn parse_values(
     let Some(info) = info else { return Ok(v) };
     let nbytes = (bit_size as usize).div_ceil(8).clamp(1, 8);
     if let Some(d) = child(info, "DefaultData") {
-        v.default = Some(cx.hex(d)?);
+        v.default = cx.optional(d, cx.hex(d))?;
     } else if let Some(d) = child(info, "DefaultValue") {
         let t = text(d);
         v.default = Some(match parse_int(t) {
@@ -362,11 +350,11 @@ fn parse_values(
     let signed = is_signed(type_name);
     let num = |name: &str, data: &str| -> Result<Option<i64>> {
         if let Some(n) = child(info, name) {
-            return Ok(Some(cx.int(n)?));
+            return cx.optional(n, cx.int(n));
         }
         if let Some(n) = child(info, data) {
-            let b = cx.hex(n)?;
-            return Ok(Some(le_int(&b, signed)));
+            let b = cx.optional(n, cx.hex(n))?;
+            return Ok(b.map(|b| le_int(&b, signed)));
         }
         Ok(None)
     };

@@ -5,8 +5,9 @@
 //! lists PDOs that cannot be assigned together with it. An entry with index 0 is a gap
 //! (padding) of `BitLen` bits and has no object behind it.
 
-use super::datatype::base_type_code;
-use super::xml::{bool_attr, child, child_text, children, Ctx};
+use super::datatype::{base_type_bits, base_type_code};
+use super::lenient;
+use super::xml::{child, child_text, children, Ctx};
 use crate::error::Result;
 use roxmltree::Node;
 
@@ -95,10 +96,7 @@ pub(crate) fn parse_pdo(cx: &Ctx<'_, '_>, node: Node<'_, '_>, dir: PdoDir) -> Re
     })?;
     let index = cx.int(index_node)?;
     let index = cx.fit::<u16>(index_node, index)?;
-    let sm = match cx.int_attr(node, "Sm")? {
-        Some(v) => Some(cx.fit::<u8>(node, v)?),
-        None => None,
-    };
+    let sm = cx.attr_fit::<u8>(node, "Sm")?;
     let mut excludes = Vec::new();
     for e in children(node, "Exclude") {
         let v = cx.int(e)?;
@@ -113,43 +111,83 @@ pub(crate) fn parse_pdo(cx: &Ctx<'_, '_>, node: Node<'_, '_>, dir: PdoDir) -> Re
         index,
         name: child_text(node, "Name").unwrap_or("").to_string(),
         sm,
-        fixed: bool_attr(node, "Fixed"),
-        mandatory: bool_attr(node, "Mandatory"),
-        virtual_pdo: bool_attr(node, "Virtual"),
+        fixed: cx.bool_attr(node, "Fixed"),
+        mandatory: cx.bool_attr(node, "Mandatory"),
+        virtual_pdo: cx.bool_attr(node, "Virtual"),
         excludes,
         entries,
     })
 }
 
 fn parse_entry(cx: &Ctx<'_, '_>, node: Node<'_, '_>) -> Result<PdoEntry> {
-    let index = match child(node, "Index") {
-        Some(n) => {
-            let v = cx.int(n)?;
-            cx.fit::<u16>(n, v)?
-        }
-        None => 0,
-    };
-    let subindex = match child(node, "SubIndex") {
-        Some(n) => {
-            let v = cx.int(n)?;
-            cx.fit::<u8>(n, v)?
-        }
-        None => 0,
-    };
-    let bit_len = match child(node, "BitLen") {
-        Some(n) => {
-            let v = cx.int(n)?;
-            cx.fit::<u16>(n, v)?
-        }
-        None => return Err(cx.invalid(node, "<Entry>: expected a <BitLen> child")),
+    let index = cx.child_fit::<u16>(node, "Index")?.unwrap_or(0);
+    let subindex = cx.child_fit::<u8>(node, "SubIndex")?.unwrap_or(0);
+    let data_type = child(node, "DataType").and_then(|n| data_type(cx, n));
+    let bit_len = match cx.child_fit::<u16>(node, "BitLen")? {
+        Some(b) => b,
+        None => match data_type.as_deref().and_then(base_type_bits) {
+            Some(b) => {
+                let t = data_type.as_deref().unwrap_or("");
+                cx.note(
+                    node.range().start,
+                    format!("<Entry> #x{index:04x}:{subindex} without <BitLen>: read as {b}, the size of its DataType {t}"),
+                );
+                b
+            }
+            None => {
+                return Err(cx.invalid(
+                    node,
+                    "<Entry>: expected a <BitLen> child (or a <DataType> of known size); add <BitLen> with the entry's size in bits",
+                ))
+            }
+        },
     };
     Ok(PdoEntry {
         index,
         subindex,
         bit_len,
         name: child_text(node, "Name").unwrap_or("").to_string(),
-        data_type: child_text(node, "DataType")
-            .filter(|s| !s.is_empty())
-            .map(str::to_string),
+        data_type,
     })
+}
+
+/// The text of a `DataType` element; a base type written with other case or spacing, or by
+/// another tool's name (`UINT16`), is read as its ETG.2000 name with a note.
+pub(crate) fn data_type(cx: &Ctx<'_, '_>, n: Node<'_, '_>) -> Option<String> {
+    let raw = super::xml::text(n);
+    if raw.is_empty() {
+        return None;
+    }
+    if base_type_code(raw).is_none() {
+        if let Some(t) = lenient::data_type(raw).filter(|t| base_type_code(t).is_some()) {
+            cx.note(
+                n.range().start,
+                format!("<DataType>{raw}</DataType>: read as {t}"),
+            );
+            return Some(t);
+        }
+    }
+    Some(raw.to_string())
+}
+
+/// The `RxPdo`s then `TxPdo`s of a device. A PDO written twice, identical, counts once
+/// with a note (kept twice it would double its SyncManager's size); two different PDOs with
+/// one index are both kept, as written (Beckhoff's EL2252 has a virtual and a real 0x1602).
+pub(crate) fn parse_pdos(cx: &Ctx<'_, '_>, device: Node<'_, '_>) -> Result<Vec<Pdo>> {
+    let mut pdos: Vec<Pdo> = Vec::new();
+    for (tag, dir) in [("RxPdo", PdoDir::Rx), ("TxPdo", PdoDir::Tx)] {
+        for n in children(device, tag) {
+            let p = parse_pdo(cx, n, dir)?;
+            if pdos.contains(&p) {
+                let what = format!(
+                    "<{tag}> #x{:04x} is written twice, identical; read once",
+                    p.index
+                );
+                cx.note(n.range().start, what);
+            } else {
+                pdos.push(p);
+            }
+        }
+    }
+    Ok(pdos)
 }

@@ -4,10 +4,14 @@
 //! booleans as `1`/`0` or `true`/`false`; byte strings as hex digits. Elements are matched by
 //! local name, so a namespace prefix or an unknown vendor element never gets in the way:
 //! readers ask for the children they know and ignore the rest. Errors carry the file and the
-//! node's `line:column`.
+//! node's `line:column`. A context made with [`Ctx::lenient`] (the ESI reader) also reads the
+//! forms of `lenient.rs`, noting a [`Warning`] for each; the ENI reader stays strict.
 
+use super::lenient::{self, Warning};
 use crate::error::Error;
 use roxmltree::{Document, Node};
+use std::borrow::Cow;
+use std::cell::RefCell;
 
 /// The document being read and its file name, for positions in error messages.
 pub(crate) struct Ctx<'a, 'input> {
@@ -16,6 +20,10 @@ pub(crate) struct Ctx<'a, 'input> {
     /// Last position computed (byte offset, line, column): nodes are asked for in document
     /// order, so counting on from here keeps positions linear in the file size.
     pub cursor: std::cell::Cell<(usize, u32, u32)>,
+    /// Read the deviations vendors' tools accept (ESI), noting each in `notes`.
+    pub lenient: bool,
+    /// What was read leniently, in the order met.
+    pub notes: RefCell<Vec<Warning>>,
 }
 
 impl<'a, 'input> Ctx<'a, 'input> {
@@ -25,6 +33,16 @@ impl<'a, 'input> Ctx<'a, 'input> {
             doc,
             file,
             cursor: std::cell::Cell::new((0, 1, 1)),
+            lenient: false,
+            notes: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// A context that reads vendors' deviations with a note each.
+    pub fn lenient(doc: &'a Document<'input>, file: &'a str) -> Self {
+        Ctx {
+            lenient: true,
+            ..Ctx::new(doc, file)
         }
     }
 }
@@ -65,41 +83,154 @@ impl<'input> Ctx<'_, 'input> {
         (line, col)
     }
 
-    /// The integer text of element `node` (required).
-    pub fn int(&self, node: Node<'_, 'input>) -> Result<i64, Error> {
-        let t = text(node);
-        parse_int(t).ok_or_else(|| {
-            self.invalid(
-                node,
-                format!(
-                    "<{}>: expected a number (#x hex or decimal), found \"{}\"",
-                    node.tag_name().name(),
-                    short(t)
-                ),
-            )
-        })
-    }
-
-    /// An integer attribute of `node`, if present.
-    pub fn int_attr(&self, node: Node<'_, 'input>, name: &str) -> Result<Option<i64>, Error> {
-        match node.attribute(name) {
-            None => Ok(None),
-            Some(t) => parse_int(t).map(Some).ok_or_else(|| {
-                self.invalid(
-                    node,
-                    format!(
-                        "<{} {name}>: expected a number (#x hex or decimal), found \"{}\"",
-                        node.tag_name().name(),
-                        short(t)
-                    ),
-                )
-            }),
+    /// Note a lenient reading at byte offset `at` (nothing for a strict context).
+    pub fn note(&self, at: usize, message: String) {
+        if self.lenient {
+            let pos = self.doc.text_pos_at(at);
+            self.notes.borrow_mut().push(Warning {
+                file: self.file.to_string(),
+                line: pos.row,
+                column: pos.col,
+                message,
+            });
         }
     }
 
-    /// The integer text of child `name` of `node`, if the child is present.
+    /// `raw` as a number: the ETG forms, else (lenient) a form of `lenient::number`, noted.
+    fn number(
+        &self,
+        raw: &str,
+        what: &str,
+        node: Node<'_, 'input>,
+        at: usize,
+    ) -> Result<i64, Error> {
+        if let Some(v) = parse_int(raw) {
+            return Ok(v);
+        }
+        if let Some((v, how, hex)) = lenient::number(raw).filter(|_| self.lenient) {
+            let v_text = if hex {
+                format!("#x{v:x}")
+            } else {
+                v.to_string()
+            };
+            let raw = short(raw.trim());
+            self.note(at, format!("{what}: read \"{raw}\" as {v_text} ({how})"));
+            return Ok(v);
+        }
+        Err(self.invalid(
+            node,
+            format!(
+                "{what}: expected a number (#x hex or decimal), found \"{}\"",
+                short(raw)
+            ),
+        ))
+    }
+
+    /// The integer text of element `node` (required).
+    pub fn int(&self, node: Node<'_, 'input>) -> Result<i64, Error> {
+        let t = value_text(node);
+        let what = format!("<{}>", node.tag_name().name());
+        self.number(&t, &what, node, node.range().start)
+    }
+
+    /// An integer attribute of `node`, if present (lenient: an empty one counts as absent).
+    pub fn int_attr(&self, node: Node<'_, 'input>, name: &str) -> Result<Option<i64>, Error> {
+        let Some(a) = node.attribute_node(name) else {
+            return Ok(None);
+        };
+        let what = format!("<{} {name}>", node.tag_name().name());
+        if self.lenient && a.value().trim().is_empty() {
+            self.note(a.range().start, format!("{what} is empty; read as absent"));
+            return Ok(None);
+        }
+        self.number(a.value(), &what, node, a.range().start)
+            .map(Some)
+    }
+
+    /// The integer text of child `name` of `node`, if the child is present (lenient: an empty
+    /// one counts as absent).
     pub fn child_int(&self, node: Node<'_, 'input>, name: &str) -> Result<Option<i64>, Error> {
-        child(node, name).map(|c| self.int(c)).transpose()
+        let Some(c) = child(node, name) else {
+            return Ok(None);
+        };
+        if self.lenient && value_text(c).is_empty() {
+            self.note(
+                c.range().start,
+                format!("<{name}> is empty; read as absent"),
+            );
+            return Ok(None);
+        }
+        self.int(c).map(Some)
+    }
+
+    /// Child `name` of `node` as a number that fits `T`, if present.
+    pub fn child_fit<T: TryFrom<i64>>(
+        &self,
+        node: Node<'_, 'input>,
+        name: &str,
+    ) -> Result<Option<T>, Error> {
+        match self.child_int(node, name)? {
+            Some(v) => self.fit(child(node, name).unwrap_or(node), v).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// Attribute `name` of `node` as a number that fits `T`, if present.
+    pub fn attr_fit<T: TryFrom<i64>>(
+        &self,
+        node: Node<'_, 'input>,
+        name: &str,
+    ) -> Result<Option<T>, Error> {
+        match self.int_attr(node, name)? {
+            Some(v) => self.fit(node, v).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    /// A value that only sets a default or a limit: lenient, one that cannot be read is left
+    /// out with a note (`Ok(None)`); strict, its error.
+    pub fn optional<T>(
+        &self,
+        node: Node<'_, 'input>,
+        r: Result<T, Error>,
+    ) -> Result<Option<T>, Error> {
+        match r {
+            Ok(v) => Ok(Some(v)),
+            Err(Error::Invalid { message, .. }) if self.lenient => {
+                self.note(
+                    node.range().start,
+                    format!("{message}; the value is left out"),
+                );
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// A boolean attribute: `1`/`true` true, `0`/`false`/absent false; lenient: other case,
+    /// blanks, `yes`/`no`/`on`/`off` with a note, anything else false with a note.
+    pub fn bool_attr(&self, node: Node<'_, 'input>, name: &str) -> bool {
+        let Some(a) = node.attribute_node(name) else {
+            return false;
+        };
+        match a.value() {
+            "1" | "true" => true,
+            "0" | "false" => false,
+            raw if self.lenient => {
+                let v = lenient::boolean(raw);
+                let what = match v {
+                    Some(v) => format!("read as {v}"),
+                    None => "not a boolean (1, 0, true or false); read as false".into(),
+                };
+                let tag = node.tag_name().name();
+                self.note(
+                    a.range().start,
+                    format!("<{tag} {name}=\"{}\">: {what}", short(raw)),
+                );
+                v.unwrap_or(false)
+            }
+            raw => parse_bool(raw),
+        }
     }
 
     /// A number that must fit `T`, with a message naming the element when it does not.
@@ -117,7 +248,8 @@ impl<'input> Ctx<'_, 'input> {
 
     /// The hex-byte text of `node` (e.g. `0401000000000f00`).
     pub fn hex(&self, node: Node<'_, 'input>) -> Result<Vec<u8>, Error> {
-        let t = text(node);
+        let t = value_text(node);
+        let t = t.as_ref();
         parse_hex_bytes(t).ok_or_else(|| {
             self.invalid(
                 node,
@@ -154,9 +286,31 @@ pub(crate) fn children<'a, 'i: 'a>(
         .filter(move |c| c.is_element() && c.tag_name().name() == name)
 }
 
-/// The trimmed text of an element (CDATA included), or "".
+/// The trimmed text of an element (CDATA included), or "": the first text that is not blank,
+/// so a comment before the value does not hide it.
 pub(crate) fn text<'a>(node: Node<'a, '_>) -> &'a str {
-    node.text().map(str::trim).unwrap_or("")
+    node.children()
+        .filter_map(|c| c.is_text().then(|| c.text()).flatten())
+        .map(str::trim)
+        .find(|t| !t.is_empty())
+        .unwrap_or("")
+}
+
+/// Every text of an element joined and trimmed (a number split by a comment is one number).
+pub(crate) fn value_text<'a>(node: Node<'a, '_>) -> Cow<'a, str> {
+    let mut parts = node
+        .children()
+        .filter_map(|c| c.is_text().then(|| c.text()).flatten())
+        .filter(|t| !t.trim().is_empty());
+    match (parts.next(), parts.next()) {
+        (None, _) => Cow::Borrowed(""),
+        (Some(t), None) => Cow::Borrowed(t.trim()),
+        (Some(a), Some(b)) => {
+            let mut s = format!("{a}{b}");
+            parts.for_each(|p| s.push_str(p));
+            Cow::Owned(s.trim().to_string())
+        }
+    }
 }
 
 /// The trimmed text of child `name`, if present.

@@ -315,16 +315,14 @@ impl EsiDevices {
                 let d = f.device(t, revision).map_err(|e| e.to_string())?;
                 f.devices.iter().position(|x| std::ptr::eq(x, d))
             }
-            Wanted::Product(p) => f
-                .devices
-                .iter()
-                .enumerate()
-                .filter(|(_, d)| d.product_code == Some(*p))
-                .filter(|(_, d)| revision.is_none_or(|r| r == d.revision))
-                .max_by_key(|(_, d)| d.revision)
-                .map(|(i, _)| i),
-            Wanted::Only => match f.devices.len() {
-                1 => Some(0),
+            Wanted::Product(p) => match f.device_by_product(*p, revision) {
+                Ok(d) => f.devices.iter().position(|x| std::ptr::eq(x, d)),
+                Err(e @ ecat_config::Error::Invalid { .. }) => return Err(e.to_string()),
+                Err(_) => None,
+            },
+            Wanted::Only => match (f.devices.len(), f.broken.first()) {
+                (0, Some(b)) => return Err(b.to_error().to_string()),
+                (1, _) => Some(0),
                 _ => {
                     return Err(format!(
                         "{} describes {} devices; say which with `type = \"...\"` or `product = 0x...`: {}",
