@@ -71,8 +71,14 @@ fn hex_with_0x_after_hash_x() {
             "\"0x\" after \"#x\"",
         ],
     );
-    warned(&f, "hex_0x_after_hash.xml", 14, &["<Index>", "#x6041"]);
-    assert_eq!(f.warnings.len(), 3);
+    // The entry's <Index> is the same kind as the PDO's: folded into it.
+    warned(
+        &f,
+        "hex_0x_after_hash.xml",
+        13,
+        &["<Index>", "#x1a00", "(and 1 more like it)"],
+    );
+    assert_eq!(f.warnings.len(), 2);
 }
 
 #[test]
@@ -84,7 +90,37 @@ fn hex_with_blanks_after_hash_x() {
         &f,
         "hex_blanks_after_hash.xml",
         13,
-        &["\"#x 1600\"", "#x1600", "blanks"],
+        &["\"#x 1600\"", "#x1600", "blanks", "(and 1 more like it)"],
+    );
+    assert_eq!(
+        f.warnings.len(),
+        1,
+        "the entry's <Index> folds into the PDO's"
+    );
+}
+
+#[test]
+fn hex_written_0x_instead_of_hash_x_folds_per_element() {
+    let f = load("hex_0x_prefix.xml");
+    let d = &f.devices[0];
+    let starts: Vec<_> = d.sms.iter().map(|s| s.start).collect();
+    assert_eq!(starts, [0x1000, 0x1080, 0x1100, 0x1180]);
+    assert_eq!(entry_bits(&f), vec![(0x6040, 0, 16)]);
+    // Four StartAddresses: one warning counting the others; the two <Index> one more.
+    warned(
+        &f,
+        "hex_0x_prefix.xml",
+        9,
+        &[
+            "<Sm StartAddress>: read \"0x1000\" as hex (ETG.2000 writes #x)",
+            "(and 3 more like it)",
+        ],
+    );
+    warned(
+        &f,
+        "hex_0x_prefix.xml",
+        13,
+        &["<Index>: read \"0x1600\" as hex", "(and 1 more like it)"],
     );
     assert_eq!(f.warnings.len(), 2);
 }
@@ -485,6 +521,6 @@ fn warnings_of_files_read_from_disk_reach_the_handler_once() {
         .filter(|w| w.starts_with(&name))
         .cloned()
         .collect();
-    assert_eq!(mine.len(), 2, "two warnings, each once: {mine:?}");
+    assert_eq!(mine.len(), 1, "one (folded) warning, once: {mine:?}");
     assert!(mine[0].starts_with(&format!("{name}:13:")), "{mine:?}");
 }

@@ -390,16 +390,16 @@ fn broken(cx: &Ctx<'_, '_>, node: roxmltree::Node<'_, '_>, e: Error) -> BrokenDe
     }
 }
 
-/// The notes in file order, each repeated text once ("and N more like it"), then one warning
-/// per left-out device.
-fn collect(notes: Vec<Warning>, broken: &[BrokenDevice]) -> Vec<Warning> {
+/// The notes in file order, each kind once at its first place ("and N more like it"), then
+/// one warning per left-out device.
+fn collect(notes: Vec<(String, Warning)>, broken: &[BrokenDevice]) -> Vec<Warning> {
     let mut out: Vec<(Warning, usize)> = Vec::new();
     let mut seen: std::collections::HashMap<String, usize> = Default::default();
-    for w in notes {
-        match seen.get(&w.message) {
+    for (kind, w) in notes {
+        match seen.get(&kind) {
             Some(&i) => out[i].1 += 1,
             None => {
-                seen.insert(w.message.clone(), out.len());
+                seen.insert(kind, out.len());
                 out.push((w, 0));
             }
         }

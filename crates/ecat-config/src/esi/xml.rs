@@ -22,8 +22,8 @@ pub(crate) struct Ctx<'a, 'input> {
     pub cursor: std::cell::Cell<(usize, u32, u32)>,
     /// Read the deviations vendors' tools accept (ESI), noting each in `notes`.
     pub lenient: bool,
-    /// What was read leniently, in the order met.
-    pub notes: RefCell<Vec<Warning>>,
+    /// What was read leniently, in the order met, each with the kind it folds under.
+    pub notes: RefCell<Vec<(String, Warning)>>,
 }
 
 impl<'a, 'input> Ctx<'a, 'input> {
@@ -83,16 +83,23 @@ impl<'input> Ctx<'_, 'input> {
         (line, col)
     }
 
-    /// Note a lenient reading at byte offset `at` (nothing for a strict context).
+    /// Note a lenient reading at byte offset `at` (nothing for a strict context); notes with
+    /// the same text fold into one.
     pub fn note(&self, at: usize, message: String) {
+        self.note_kind(at, message.clone(), message);
+    }
+
+    /// Note a lenient reading of kind `kind`: the notes of one kind fold into the first.
+    pub fn note_kind(&self, at: usize, kind: String, message: String) {
         if self.lenient {
             let pos = self.doc.text_pos_at(at);
-            self.notes.borrow_mut().push(Warning {
+            let w = Warning {
                 file: self.file.to_string(),
                 line: pos.row,
                 column: pos.col,
                 message,
-            });
+            };
+            self.notes.borrow_mut().push((kind, w));
         }
     }
 
@@ -105,6 +112,12 @@ impl<'input> Ctx<'_, 'input> {
         at: usize,
     ) -> Result<i64, Error> {
         if let Some(v) = parse_int(raw) {
+            let t = raw.trim().trim_start_matches('-');
+            if t.starts_with("0x") || t.starts_with("0X") {
+                let raw = short(raw.trim());
+                let message = format!("{what}: read \"{raw}\" as hex (ETG.2000 writes #x)");
+                self.note_kind(at, format!("{what} 0x"), message);
+            }
             return Ok(v);
         }
         if let Some((v, how, hex)) = lenient::number(raw).filter(|_| self.lenient) {
@@ -114,7 +127,8 @@ impl<'input> Ctx<'_, 'input> {
                 v.to_string()
             };
             let raw = short(raw.trim());
-            self.note(at, format!("{what}: read \"{raw}\" as {v_text} ({how})"));
+            let message = format!("{what}: read \"{raw}\" as {v_text} ({how})");
+            self.note_kind(at, format!("{what} {how}"), message);
             return Ok(v);
         }
         Err(self.invalid(
