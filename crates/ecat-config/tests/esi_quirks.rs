@@ -524,3 +524,29 @@ fn warnings_of_files_read_from_disk_reach_the_handler_once() {
     assert_eq!(mine.len(), 1, "one (folded) warning, once: {mine:?}");
     assert!(mine[0].starts_with(&format!("{name}:13:")), "{mine:?}");
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 300, ..Default::default() })]
+
+    /// The lenient readings and the left-out devices never panic, whatever the bytes.
+    #[test]
+    fn mutated_quirky_files_never_panic(
+        file in 0usize..4,
+        edits in proptest::collection::vec((0usize..4000, proptest::prelude::any::<u8>()), 1..8),
+    ) {
+        let name = ["one_broken_device.xml", "sm_without_start.xml", "datatype_names.xml", "bad_default.xml"][file];
+        let mut bytes = std::fs::read(fixture(name)).unwrap();
+        for (pos, b) in edits {
+            let n = bytes.len();
+            bytes[pos % n] = b;
+        }
+        if let Ok(f) = EsiFile::parse_bytes(&bytes, "mut.xml") {
+            for d in &f.devices {
+                let _ = ecat_config::build_sii(d);
+            }
+            for w in &f.warnings {
+                proptest::prop_assert!(w.to_string().starts_with("mut.xml:"));
+            }
+        }
+    }
+}

@@ -199,7 +199,7 @@ pub(crate) fn decode(bytes: &[u8]) -> (Cow<'_, str>, Option<String>) {
         let at = d.find("encoding")?;
         let v = d[at + 8..].trim_start().strip_prefix('=')?.trim_start();
         let q = v.chars().next()?;
-        Some(v[1..].split(q).next()?.to_string())
+        Some(v[q.len_utf8()..].split(q).next()?.to_string())
     });
     let single_byte = declared
         .as_deref()
@@ -336,6 +336,29 @@ mod tests {
         assert_eq!(number("12a"), None);
         assert_eq!(number("0x 10").map(|n| n.0), Some(16));
         assert_eq!(number("abc"), None);
+    }
+
+    #[test]
+    fn odd_declarations_never_panic() {
+        let (t, note) = decode("<?xml version=\"1.0\" encoding=\u{e4}x?><a/>".as_bytes());
+        assert!(t.ends_with("<a/>") && note.is_none());
+        assert_eq!(
+            decode(b"<?xml encoding=\"windows-1252\"?><a>\x80</a>").0,
+            "<?xml encoding=\"windows-1252\"?><a>\u{20ac}</a>"
+        );
+        assert!(misplaced_declaration("<!-- a --><?xml version=\"1.0\"?><a/>").is_some());
+        assert!(misplaced_declaration("<a/><?xml version=\"1.0\"?>").is_none());
+        assert!(misplaced_declaration("<!-- open <?xml ?>").is_none());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn numbers_never_panic(s in "\\PC{0,12}") {
+            let _ = number(&s);
+            let _ = data_type(&s);
+            let _ = decode(s.as_bytes());
+            let _ = misplaced_declaration(&s);
+        }
     }
 
     #[test]
