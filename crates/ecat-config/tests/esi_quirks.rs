@@ -4,7 +4,7 @@
 //! without a warning; a device whose description is broken is left out with its reason while
 //! the other devices of its file load, in the file and through the library.
 
-use ecat_config::esi::{FmmuKind, PdoDir, SmKind};
+use ecat_config::esi::{FmmuKind, PdoDir, PortKind, SmKind};
 use ecat_config::{DeviceLibrary, EsiFile};
 use std::path::PathBuf;
 
@@ -344,7 +344,7 @@ fn sync_managers_without_start_address_or_control_byte() {
 }
 
 #[test]
-fn sync_manager_and_fmmu_uses_in_other_case() {
+fn sync_manager_fmmu_and_port_uses_in_other_case() {
     let f = load("use_case.xml");
     let d = &f.devices[0];
     assert_eq!(
@@ -353,8 +353,10 @@ fn sync_manager_and_fmmu_uses_in_other_case() {
     );
     assert_eq!(d.sm_of(&SmKind::MBoxIn).map(|s| s.0), Some(1));
     assert_eq!(d.sm_of(&SmKind::Outputs).map(|s| s.0), Some(2));
-    warned(&f, "use_case.xml", 13, &["<Sm>mboxin</Sm>: read as MBoxIn"]);
-    assert_eq!(f.warnings.len(), 6);
+    assert_eq!(d.esc.ports, [PortKind::Mii, PortKind::Ebus]);
+    warned(&f, "use_case.xml", 9, &["<Type>mii</Type>: read as MII"]);
+    warned(&f, "use_case.xml", 14, &["<Sm>mboxin</Sm>: read as MBoxIn"]);
+    assert_eq!(f.warnings.len(), 8);
 }
 
 #[test]
@@ -444,6 +446,26 @@ fn an_unreadable_default_value_is_left_out() {
         &["<DefaultData>", "\"12G4\"", "the value is left out"],
     );
     warned(&f, "bad_default.xml", 13, &["<MinValue>", "\"low\""]);
+}
+
+#[test]
+fn unreadable_eeprom_config_data_is_left_out_and_the_sii_gets_defaults() {
+    let f = load("bad_config_data.xml");
+    let e = f.devices[0].eeprom.as_ref().unwrap();
+    assert_eq!((e.byte_size, e.config_data.len()), (Some(2048), 0));
+    assert_eq!(
+        e.bootstrap.as_deref(),
+        Some(&[0, 0x10, 0x80, 0, 0x80, 0x10, 0x80, 0][..])
+    );
+    let sii = ecat_config::build_sii(&f.devices[0]).unwrap();
+    assert!(sii.len() >= 128);
+    warned(
+        &f,
+        "bad_config_data.xml",
+        16,
+        &["<ConfigData>", "\"#x0801\"", "the value is left out"],
+    );
+    assert_eq!(f.warnings.len(), 1);
 }
 
 #[test]

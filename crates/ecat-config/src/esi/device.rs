@@ -397,7 +397,8 @@ pub(crate) fn parse_device(
     let mut ports: Vec<PortKind> = Vec::new();
     if let Some(info) = info {
         for p in children(info, "Port") {
-            ports.push(match child_text(p, "Type").unwrap_or("") {
+            let ty = child(p, "Type").map(|t| use_text(cx, t, &["MII", "EBUS"]));
+            ports.push(match ty.as_deref().unwrap_or("") {
                 "MII" => PortKind::Mii,
                 "EBUS" => PortKind::Ebus,
                 _ => PortKind::Other(0),
@@ -493,11 +494,15 @@ pub(crate) fn parse_device(
     let eeprom = match child(node, "Eeprom") {
         Some(e) => Some(EepromInfo {
             byte_size: cx.child_fit::<u32>(e, "ByteSize")?,
+            // Unreadable, these are left out with a note: the SII gets the defaults.
             config_data: match child(e, "ConfigData") {
-                Some(c) => cx.hex(c)?,
+                Some(c) => cx.optional(c, cx.hex(c))?.unwrap_or_default(),
                 None => Vec::new(),
             },
-            bootstrap: child(e, "BootStrap").map(|b| cx.hex(b)).transpose()?,
+            bootstrap: match child(e, "BootStrap") {
+                Some(b) => cx.optional(b, cx.hex(b))?,
+                None => None,
+            },
             assign_to_pdi: cx.bool_attr(e, "AssignToPdi"),
         }),
         None => None,
@@ -537,7 +542,8 @@ pub(crate) fn parse_device(
     })
 }
 
-/// The use text of an `Sm` or `Fmmu` in its canonical spelling (another case is noted).
+/// The use text of an `Sm`, `Fmmu` or port `Type` in its canonical spelling (another case
+/// is noted).
 fn use_text(cx: &Ctx<'_, '_>, n: Node<'_, '_>, names: &[&'static str]) -> String {
     let raw = text(n);
     match lenient::canonical(raw, names) {
