@@ -1,11 +1,11 @@
 /* The C API cannot be crashed by its caller: every exported function is called with NULL for
  * each pointer argument, in the wrong phase (configuration after activation, cyclic calls
- * before it, a second activate / deactivate / release, a master used after its release) and
- * with absurd counts, sizes and indices. Each call must return IgH's code and write exactly
- * one "ecat:" line (the runner counts the lines after each MARK; BAD expects one line, OK
- * none), and the process must survive. The runner also runs this program under valgrind when
- * it is installed: no invalid access and no leak. Network: sim:io (EK1100, EL2008, EL1018,
- * EL4132, EL3102). */
+ * before it, a second activate / deactivate / release, a master used after its release), with
+ * configurations and domains freed by deactivation, and with absurd counts, sizes and
+ * indices. Each call must return IgH's code and write exactly one "ecat:" line (the runner
+ * counts the lines after each MARK; BAD expects one line, OK none), and the process must
+ * survive. The runner also runs this program under valgrind when it is installed: no invalid
+ * access and no leak. Network: sim:io (EK1100, EL2008, EL1018, EL4132, EL3102). */
 #include "capi_test.h"
 #include <limits.h>
 #include <stdint.h>
@@ -388,6 +388,26 @@ static void after_activation(ec_master_t *m, ec_domain_t *d, ec_slave_config_t *
     OK(ecrt_master_sync_monitor_process(m), 0xffffffffu);
 }
 
+/* Configurations and domains freed by ecrt_master_deactivate, and objects of the wrong kind:
+ * refused without touching them. */
+static void stale_objects(ec_domain_t *d, ec_slave_config_t *sc)
+{
+    ec_slave_config_state_t ss;
+    const ec_pdo_entry_reg_t regs[] = {{0, 4, EL3102, 0x3101, 1, &offset, NULL}, {0}};
+
+    BAD(ecrt_slave_config_sdo8(sc, 0x8000, 1, 0), -EINVAL);
+    BAD(ecrt_slave_config_state(sc, &ss), -EINVAL);
+    BAD(ecrt_slave_config_pdo_assign_clear(sc, 3), -EINVAL);
+    BAD(ecrt_slave_config_pdos(sc, EC_END, NULL), -EINVAL);
+    BAD(ecrt_slave_config_emerg_pop(sc, buf), -EINVAL);
+    BAD(ecrt_slave_config_emerg_overruns(sc), -EINVAL);
+    BAD_NULL(ecrt_slave_config_create_sdo_request(sc, 0x1018, 1, 4));
+    BAD(ecrt_slave_config_reg_pdo_entry(sc, 0x3101, 1, d, &bitpos), -EINVAL);
+    BAD(ecrt_domain_reg_pdo_entry_list(d, regs), -EINVAL);
+    BAD(ecrt_slave_config_sdo8((ec_slave_config_t *)buf, 0x8000, 1, 0), -EINVAL);
+    BAD(ecrt_domain_reg_pdo_entry_list((ec_domain_t *)buf, regs), -EINVAL);
+}
+
 /* A master used after its release, and things that are no master at all. */
 static void released(ec_master_t *m)
 {
@@ -473,6 +493,7 @@ int main(void)
 
     OK(ecrt_master_deactivate(m), 0);
     BAD(ecrt_master_deactivate(m), -EINVAL);
+    stale_objects(d, sc);
     /* Configure again after deactivation (the old objects are gone, as in IgH). */
     MARK("0 configure again");
     d = ecrt_master_create_domain(m);

@@ -12,10 +12,18 @@
 //! eight masters, so the cyclic calls can afford the check (the first master sits in the first
 //! slot). A released master whose address a new master happens to get again cannot be told
 //! apart: that much is not detectable.
+//!
+//! Slave configurations and domains are checked against the lists of the live masters (in the
+//! configuration calls and `ecrt_slave_config_state`), so one freed by `ecrt_master_deactivate`
+//! or `ecrt_release_master` is refused too. The domain's cyclic calls and the request objects
+//! (whose state calls run every cycle) trust their pointer: checking would put the lists of
+//! every master into each cycle's cache lines.
 
+use crate::domain::Domain;
 use crate::ffi::errno;
 use crate::log;
 use crate::master::Master;
+use crate::slave_config::SlaveConfig;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Masters open at once in one process (IgH's kernel module allows 32 too).
@@ -86,6 +94,53 @@ fn not_a_master<T>(p: *const Master, f: &str) -> Option<T> {
         log!("{f}: master is NULL");
     } else {
         log!("{f}: {p:p} is not a master of this library (released already?); pass what ecrt_request_master returned");
+    }
+    None
+}
+
+/// True if one of the live masters says so of itself.
+fn any_live(owns: impl Fn(&Master) -> bool) -> bool {
+    LIVE.0
+        .iter()
+        .map(|s| s.load(Ordering::Acquire))
+        .filter(|&a| a != 0)
+        // SAFETY: registered at creation, removed before it is freed.
+        .any(|a| owns(unsafe { &*(a as *const Master) }))
+}
+
+/// The slave configuration behind `p`, or None (logged) when `p` is NULL or not a
+/// configuration of a live master (freed by deactivation or release, or something else).
+///
+/// # Safety
+/// Used under IgH's threading rule (configuration calls from one thread at a time).
+pub unsafe fn config<'a>(p: *mut SlaveConfig, f: &str) -> Option<&'a mut SlaveConfig> {
+    if !p.is_null() && any_live(|m| m.owns_config(p)) {
+        // SAFETY: owned by a live master, which frees it only in deactivate/release.
+        return Some(unsafe { &mut *p });
+    }
+    not_ours(p.is_null(), f, "sc", "slave configuration", p as usize)
+}
+
+/// The domain behind `p`, or None (logged) as [`config`].
+///
+/// # Safety
+/// As [`config`].
+pub unsafe fn domain<'a>(p: *mut Domain, f: &str) -> Option<&'a mut Domain> {
+    if !p.is_null() && any_live(|m| m.owns_domain(p)) {
+        // SAFETY: owned by a live master, which frees it only in deactivate/release.
+        return Some(unsafe { &mut *p });
+    }
+    not_ours(p.is_null(), f, "domain", "domain", p as usize)
+}
+
+/// The log line of [`config`] and [`domain`].
+#[cold]
+#[inline(never)]
+fn not_ours<T>(null: bool, f: &str, name: &str, what: &str, p: usize) -> Option<T> {
+    if null {
+        log!("{f}: {name} is NULL");
+    } else {
+        log!("{f}: {p:#x} is not a {what} of a live master (ecrt_master_deactivate and ecrt_release_master free them)");
     }
     None
 }

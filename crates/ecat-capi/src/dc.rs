@@ -163,7 +163,7 @@ pub unsafe extern "C" fn ecrt_slave_config_dc(
     const F: &str = "ecrt_slave_config_dc";
     guard(F, errno::EINVAL, || {
         // SAFETY: NULL or live (API contract).
-        let Some(s) = (unsafe { arg_mut(sc, F, "sc") }) else {
+        let Some(s) = (unsafe { crate::check::config(sc, F) }) else {
             return errno::EINVAL;
         };
         if !crate::slave_config::idle_or(s, F) {

@@ -18,7 +18,7 @@
 //! domain and the registration data follow.
 
 use crate::abi::{DomainState, PdoEntryReg};
-use crate::ffi::{arg, arg_mut, errno, guard};
+use crate::ffi::{arg, errno, guard};
 use crate::log;
 use crate::master::Master;
 use crate::slave_config::SlaveConfig;
@@ -152,7 +152,7 @@ pub unsafe extern "C" fn ecrt_domain_reg_pdo_entry_list(
     const F: &str = "ecrt_domain_reg_pdo_entry_list";
     guard(F, errno::EINVAL, || {
         // SAFETY: NULL or live (API contract).
-        let Some(d) = (unsafe { arg_mut(domain, F, "domain") }) else {
+        let Some(d) = (unsafe { crate::check::domain(domain, F) }) else {
             return errno::EINVAL;
         };
         if regs.is_null() {

@@ -139,6 +139,29 @@ impl Master {
         }
     }
 
+    /// True if `sc` is one of this master's slave configurations.
+    pub fn owns_config(&self, sc: *const SlaveConfig) -> bool {
+        // SAFETY: a read of the list, which only configuration calls change (IgH's threading
+        // rule); no reference to the whole state is made.
+        unsafe {
+            (*self.inner.get())
+                .configs
+                .iter()
+                .any(|&c| std::ptr::eq(c, sc))
+        }
+    }
+
+    /// True if `d` is one of this master's domains.
+    pub fn owns_domain(&self, d: *const Domain) -> bool {
+        // SAFETY: as owns_config.
+        unsafe {
+            (*self.inner.get())
+                .domains
+                .iter()
+                .any(|&x| std::ptr::eq(x, d))
+        }
+    }
+
     /// True after activation.
     pub fn is_active(&self) -> bool {
         // SAFETY: a read of the phase tag by the owning thread.

@@ -5,7 +5,7 @@
 use crate::abi::{self, PdoInfo, SyncInfo};
 use crate::check;
 use crate::domain::Domain;
-use crate::ffi::{arg_mut, errno, guard};
+use crate::ffi::{errno, guard};
 use crate::log;
 use crate::slave_config::{idle_or, sc_or, SlaveConfig};
 use ecat::config::{Direction, EntryConfig, PdoConfig};
@@ -182,8 +182,8 @@ pub unsafe extern "C" fn ecrt_slave_config_pdos(
 ) -> i32 {
     const F: &str = "ecrt_slave_config_pdos";
     guard(F, errno::EINVAL, || {
-        if sc.is_null() {
-            log!("{F}: sc is NULL");
+        // SAFETY: IgH's threading rule; the pointer itself is checked.
+        if unsafe { check::config(sc, F) }.is_none() {
             return errno::EINVAL;
         }
         if syncs.is_null() {
@@ -268,8 +268,8 @@ fn register(
     find: impl FnOnce(&SlaveConfig) -> Result<(u8, Direction, u32, usize), String>,
 ) -> i32 {
     // SAFETY: the C caller passes NULL or live objects (API contract).
-    let Some((s, d)) = (unsafe { arg_mut(sc, f, "sc") })
-        .and_then(|x| unsafe { arg_mut(domain, f, "domain") }.map(|y| (x, y)))
+    let Some((s, d)) = (unsafe { crate::check::config(sc, f) })
+        .and_then(|x| unsafe { crate::check::domain(domain, f) }.map(|y| (x, y)))
     else {
         return errno::EINVAL;
     };

@@ -43,7 +43,7 @@ pub struct RegRequest {
 
 fn sc_of<'a>(sc: *mut SlaveConfig, f: &str) -> Option<&'a mut SlaveConfig> {
     // SAFETY: NULL or a live configuration (API contract).
-    unsafe { arg_mut(sc, f, "sc") }
+    unsafe { crate::check::config(sc, f) }
 }
 
 /// Create an SDO request for `index:subindex` with a buffer of `size` bytes.

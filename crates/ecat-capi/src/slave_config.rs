@@ -14,7 +14,7 @@
 //! EoE parameters.
 
 use crate::abi::SlaveConfigState;
-use crate::ffi::{arg, arg_mut, errno, guard};
+use crate::ffi::{arg_mut, errno, guard};
 use crate::log;
 use crate::master::{Master, Phase};
 use crate::requests::{RegRequest, SdoRequest};
@@ -246,8 +246,8 @@ impl SlaveConfig {
 /// The configuration behind a C pointer, or log and return `$ret`.
 macro_rules! sc_or {
     ($sc:expr, $f:expr, $ret:expr) => {
-        // SAFETY: the C caller passes NULL or a live configuration (API contract).
-        match unsafe { $crate::ffi::arg_mut($sc, $f, "sc") } {
+        // SAFETY: IgH's threading rule; the pointer itself is checked.
+        match unsafe { $crate::check::config($sc as *mut _, $f) } {
             Some(sc) => sc,
             None => return $ret,
         }
@@ -302,7 +302,7 @@ pub unsafe extern "C" fn ecrt_slave_config_state(
     const F: &str = "ecrt_slave_config_state";
     guard(F, errno::EINVAL, || {
         // SAFETY: NULL or live / writable (API contract).
-        let Some((sc, out)) = (unsafe { arg(sc, F, "sc") })
+        let Some((sc, out)) = (unsafe { crate::check::config(sc as *mut SlaveConfig, F) })
             .and_then(|x| unsafe { arg_mut(state, F, "state") }.map(|y| (x, y)))
         else {
             return errno::EINVAL;

@@ -13,7 +13,7 @@
 //!   the value element of the IDN.
 
 use crate::abi::request;
-use crate::ffi::{arg, arg_mut, errno, guard, with_mut};
+use crate::ffi::{arg, errno, guard, with_mut};
 use crate::log;
 use crate::master::Master;
 use crate::mbx_request::MbxTransfer;
@@ -161,7 +161,7 @@ pub unsafe extern "C" fn ecrt_slave_config_idn(
     const F: &str = "ecrt_slave_config_idn";
     guard(F, errno::EINVAL, || {
         // SAFETY: NULL or live (API contract).
-        let Some(s) = (unsafe { arg_mut(sc, F, "sc") }) else {
+        let Some(s) = (unsafe { crate::check::config(sc, F) }) else {
             return errno::EINVAL;
         };
         let state = match state {
@@ -224,7 +224,7 @@ pub unsafe extern "C" fn ecrt_slave_config_create_soe_request(
     const F: &str = "ecrt_slave_config_create_soe_request";
     guard(F, std::ptr::null_mut(), || {
         // SAFETY: NULL or live (API contract).
-        let Some(s) = (unsafe { arg_mut(sc, F, "sc") }) else {
+        let Some(s) = (unsafe { crate::check::config(sc, F) }) else {
             return std::ptr::null_mut();
         };
         if s.master().is_active() {

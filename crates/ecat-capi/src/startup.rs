@@ -9,7 +9,7 @@
 //! supervisor's retries.
 
 use crate::check;
-use crate::ffi::{arg, errno, guard};
+use crate::ffi::{errno, guard};
 use crate::log;
 use crate::master::Phase;
 use crate::slave_config::{idle_or, sc_or, SlaveConfig};
@@ -103,7 +103,7 @@ impl EmergencyRing {
 /// attached to their SubDevices. Works through raw pointers: the caller holds no reference
 /// to any configuration meanwhile.
 fn drain_emergencies(sc: *const SlaveConfig) {
-    // SAFETY: a live configuration (checked non-NULL by the caller); read its master only.
+    // SAFETY: a live configuration (checked by the caller); read its master only.
     let master = unsafe { (*sc).master };
     // SAFETY: the master outlives its configurations; IgH's threading rule.
     let inner = unsafe { (*master).inner() };
@@ -313,10 +313,13 @@ pub unsafe extern "C" fn ecrt_slave_config_emerg_size(
 pub unsafe extern "C" fn ecrt_slave_config_emerg_pop(sc: *mut SlaveConfig, target: *mut u8) -> i32 {
     const F: &str = "ecrt_slave_config_emerg_pop";
     guard(F, errno::EINVAL, || {
-        if !sc.is_null() {
-            drain_emergencies(sc);
+        // SAFETY: IgH's threading rule; the pointer itself is checked.
+        if unsafe { check::config(sc, F) }.is_none() {
+            return errno::EINVAL;
         }
-        let sc = sc_or!(sc, F, errno::EINVAL);
+        drain_emergencies(sc);
+        // SAFETY: checked above; drain_emergencies holds no reference any more.
+        let sc = unsafe { &mut *sc };
         if target.is_null() {
             log!("{F}: target is NULL");
             return errno::EINVAL;
@@ -355,13 +358,12 @@ pub unsafe extern "C" fn ecrt_slave_config_emerg_clear(sc: *mut SlaveConfig) -> 
 pub unsafe extern "C" fn ecrt_slave_config_emerg_overruns(sc: *const SlaveConfig) -> i32 {
     const F: &str = "ecrt_slave_config_emerg_overruns";
     guard(F, errno::EINVAL, || {
-        if !sc.is_null() {
-            drain_emergencies(sc);
+        // SAFETY: IgH's threading rule; the pointer itself is checked.
+        if unsafe { check::config(sc as *mut SlaveConfig, F) }.is_none() {
+            return errno::EINVAL;
         }
-        // SAFETY: NULL or live (API contract).
-        match unsafe { arg(sc, F, "sc") } {
-            Some(sc) => sc.emergencies.overruns,
-            None => errno::EINVAL,
-        }
+        drain_emergencies(sc);
+        // SAFETY: checked above; drain_emergencies holds no reference any more.
+        unsafe { &*sc }.emergencies.overruns
     })
 }

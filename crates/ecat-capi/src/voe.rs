@@ -13,7 +13,7 @@
 //! asks the mailbox service to wait for the message instead.
 
 use crate::abi::request;
-use crate::ffi::{arg, arg_mut, errno, guard, with_mut};
+use crate::ffi::{arg, errno, guard, with_mut};
 use crate::log;
 use crate::mbx_request::{slave_ready, MbxTransfer};
 use crate::slave_config::SlaveConfig;
@@ -71,7 +71,7 @@ pub unsafe extern "C" fn ecrt_slave_config_create_voe_handler(
     const F: &str = "ecrt_slave_config_create_voe_handler";
     guard(F, std::ptr::null_mut(), || {
         // SAFETY: NULL or live (API contract).
-        let Some(s) = (unsafe { arg_mut(sc, F, "sc") }) else {
+        let Some(s) = (unsafe { crate::check::config(sc, F) }) else {
             return std::ptr::null_mut();
         };
         if s.master().is_active() {
