@@ -390,7 +390,7 @@ static void after_activation(ec_master_t *m, ec_domain_t *d, ec_slave_config_t *
 
 /* Configurations and domains freed by ecrt_master_deactivate, and objects of the wrong kind:
  * refused without touching them. */
-static void stale_objects(ec_domain_t *d, ec_slave_config_t *sc)
+static void stale_objects(ec_master_t *master_of_stale, ec_domain_t *d, ec_slave_config_t *sc)
 {
     ec_slave_config_state_t ss;
     const ec_pdo_entry_reg_t regs[] = {{0, 4, EL3102, 0x3101, 1, &offset, NULL}, {0}};
@@ -406,6 +406,8 @@ static void stale_objects(ec_domain_t *d, ec_slave_config_t *sc)
     BAD(ecrt_domain_reg_pdo_entry_list(d, regs), -EINVAL);
     BAD(ecrt_slave_config_sdo8((ec_slave_config_t *)buf, 0x8000, 1, 0), -EINVAL);
     BAD(ecrt_domain_reg_pdo_entry_list((ec_domain_t *)buf, regs), -EINVAL);
+    BAD(ecrt_domain_size(d), 0);
+    BAD(ecrt_master_select_reference_clock(master_of_stale, sc), -EINVAL);
 }
 
 /* A master used after its release, and things that are no master at all. */
@@ -493,7 +495,7 @@ int main(void)
 
     OK(ecrt_master_deactivate(m), 0);
     BAD(ecrt_master_deactivate(m), -EINVAL);
-    stale_objects(d, sc);
+    stale_objects(m, d, sc);
     /* Configure again after deactivation (the old objects are gone, as in IgH). */
     MARK("0 configure again");
     d = ecrt_master_create_domain(m);

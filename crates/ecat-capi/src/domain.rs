@@ -18,7 +18,7 @@
 //! domain and the registration data follow.
 
 use crate::abi::{DomainState, PdoEntryReg};
-use crate::ffi::{arg, errno, guard};
+use crate::ffi::{errno, guard};
 use crate::log;
 use crate::master::Master;
 use crate::slave_config::SlaveConfig;
@@ -216,8 +216,9 @@ pub unsafe extern "C" fn ecrt_domain_reg_pdo_entry_list(
 #[no_mangle]
 pub unsafe extern "C" fn ecrt_domain_size(domain: *const Domain) -> usize {
     guard("ecrt_domain_size", 0, || {
-        // SAFETY: NULL or live (API contract).
-        unsafe { arg(domain, "ecrt_domain_size", "domain") }.map_or(0, |d| d.size)
+        // SAFETY: IgH's threading rule; the pointer itself is checked.
+        unsafe { crate::check::domain(domain as *mut Domain, "ecrt_domain_size") }
+            .map_or(0, |d| d.size)
     })
 }
 

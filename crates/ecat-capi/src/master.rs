@@ -503,8 +503,18 @@ pub unsafe extern "C" fn ecrt_master_select_reference_clock(
             return e;
         }
         if !sc.is_null() {
-            // SAFETY: a live configuration of this master.
-            let sc = unsafe { &*sc };
+            // SAFETY: IgH's threading rule; the pointer itself is checked.
+            let Some(sc) = (unsafe { crate::check::config(sc, F) }) else {
+                return errno::EINVAL;
+            };
+            if !m.owns_config(sc) {
+                log!(
+                    "{F}: slave config {}:{} belongs to another master",
+                    sc.alias,
+                    sc.position
+                );
+                return errno::EINVAL;
+            }
             // SAFETY: IgH's threading rule.
             let inner = unsafe { m.inner() };
             let first_dc = inner.subdevices.iter().position(|s| s.dc_supported());
