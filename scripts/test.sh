@@ -138,7 +138,7 @@ step_failed() { FAILED=$((FAILED + 1)); }
 # ---------------------------------------------------------------------------
 # (a) System packages
 # ---------------------------------------------------------------------------
-APT_PKGS=(tshark iproute2 python3-venv ethtool rt-tests gcc cmake pkg-config)
+APT_PKGS=(tshark iproute2 python3-venv ethtool rt-tests gcc cmake pkg-config valgrind)
 APT_UPDATED=0
 
 pkg_installed() {
