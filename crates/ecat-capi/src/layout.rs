@@ -71,10 +71,9 @@ pub fn activate(m: &Master, inner: &mut Inner) -> Result<(), String> {
                 hidden
             });
         }
+        // PDO assignment and mapping are written by the core after these, by IgH's rules
+        // (only what differs from the scan, only where the SII allows, refusals are warnings).
         startup[p] = sc.startup.clone();
-        if sc.has_coe() && sc.defaults.as_ref() != Some(&sc.config) {
-            startup[p].extend(ecat::pdo_coe::write_ops(&sc.config));
-        }
         for idn in &sc.idns {
             match idn.state {
                 AlState::SafeOp => safeop_idns[p].push(idn.safeop_cmd()),

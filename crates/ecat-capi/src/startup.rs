@@ -34,7 +34,8 @@ impl std::fmt::Display for Named<'_> {
 /// Log the supervisor's startup problems, each once: a failed startup request (SDO, IDN, ...)
 /// when it first fails, not at every retry from INIT (`last[p]` keeps SubDevice p's last
 /// logged error until it reaches OP); a passed-over optional request (EoE IP parameters) once
-/// per configuration. Other events are not logged. Allocates nothing (the event's own text is
+/// per configuration; PDO configuration warnings as they come (IgH logs them as warnings),
+/// and a SAFEOP refused over differing PDOs once per difference. Other events are not logged. Allocates nothing (the event's own text is
 /// kept), so it runs in `ecrt_master_receive`. Inlined there: a cycle without events only
 /// looks at the queue; taking an event apart is out of line.
 #[inline(always)]
@@ -63,6 +64,20 @@ fn log_event(e: Event, last: &mut [Option<String>]) {
                 "{}{error}; it goes on to OP without it",
                 Named(&who, &error)
             )
+        }
+        Event::PdoWarning { .. } => log!("WARNING: {e}"),
+        Event::PdoMismatch {
+            ref who,
+            ref differences,
+            ..
+        } => {
+            let Some(slot) = last.get_mut(who.position as usize) else {
+                return;
+            };
+            if slot.as_ref() != Some(differences) {
+                *slot = Some(differences.clone());
+                log!("{e}");
+            }
         }
         Event::Reached {
             who,

@@ -8,6 +8,10 @@ mod common;
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn c_test(name: &str, link: Option<&str>) -> (String, String) {
+    c_test_args(name, link, &[])
+}
+
+fn c_test_args(name: &str, link: Option<&str>, args: &[&str]) -> (String, String) {
     let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     if common::missing(&["cc"]) {
         return (String::new(), String::new());
@@ -17,7 +21,7 @@ fn c_test(name: &str, link: Option<&str>) -> (String, String) {
         .join(format!("{name}.c"));
     let exe = common::scratch("capi").join(name);
     common::compile(&[src], &exe, &[]);
-    let o = common::run(&exe, link, &[]);
+    let o = common::run(&exe, link, args);
     let out = String::from_utf8_lossy(&o.stdout).to_string();
     let err = String::from_utf8_lossy(&o.stderr).to_string();
     println!("{out}");
@@ -28,6 +32,49 @@ fn c_test(name: &str, link: Option<&str>) -> (String, String) {
         o.status
     );
     (out, err)
+}
+
+/// The terminals of IgH's own example (SII images built from Beckhoff's ESI).
+fn igh_example_net() -> String {
+    let net = common::workspace().join("testdata/networks/igh-example.toml");
+    format!("sim:{}", net.display())
+}
+
+/// IgH's PDO rules: the mailbox SMs `cstruct` lists are never written, fixed PDOs named as an
+/// older revision names them (same sizes) run, with the difference logged as a warning.
+#[test]
+fn igh_pdo_rules_fixed_pdos_with_other_names_reach_op() {
+    let (_, err) = c_test_args("pdo_rules", Some(&igh_example_net()), &["fixed"]);
+    if err.is_empty() {
+        return;
+    }
+    assert!(!err.contains("0x1C10") && !err.contains("0x1C11"), "{err}");
+    assert!(!err.contains("stays out of OP"), "{err}");
+    assert!(
+        err.contains("WARNING") && err.contains("0x3001:01/16"),
+        "{err}"
+    );
+}
+
+/// A mapping that differs in size from the terminal's own: SAFEOP refused, reported with the
+/// AL status code and the PDOs that differ, once.
+#[test]
+fn igh_pdo_rules_size_mismatch_is_reported_with_al_code() {
+    let (_, err) = c_test_args("pdo_rules", Some(&igh_example_net()), &["size"]);
+    if err.is_empty() {
+        return;
+    }
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("refused SAFEOP"))
+        .collect();
+    assert_eq!(lines.len(), 1, "reported once: {err}");
+    assert!(lines[0].contains("0x001D"), "{}", lines[0]);
+    assert!(
+        lines[0].contains("SM2") && lines[0].contains("0x3001:01/32"),
+        "{}",
+        lines[0]
+    );
 }
 
 #[test]

@@ -8,7 +8,6 @@ use crate::errors::to_py;
 use ecat::clock::VirtualTime;
 use ecat::config::{Direction, EntryConfig, PdoConfig, SubDeviceConfig, SyncConfig};
 use ecat::dc::{DcMode, DcRuntime};
-use ecat::mailbox::sdo::SdoOp;
 use ecat::runtime::{Activation, Runtime};
 use ecat::MainDevice;
 use ecat_wire::al::AlState;
@@ -32,12 +31,11 @@ pub struct ActivateArgs {
 /// subindex, bits), or None to take the PDO's mapping as the SubDevice has it now).
 pub type PdoChoice = (usize, bool, u16, Option<Vec<(u16, u8, u8)>>);
 
-/// Replace the discovered configurations with the application's PDO choices; CoE SubDevices
-/// get the assignment and mapping as startup SDOs (replayed on every reconfiguration).
+/// Replace the discovered configurations with the application's PDO choices (the runtime
+/// writes what differs from the discovered ones by IgH's rules, see `ecat::pdo_setup`).
 fn apply_pdo_choices(
     md: &mut MainDevice,
     configs: &mut [SubDeviceConfig],
-    startup: &mut [Vec<SdoOp>],
     choices: Vec<PdoChoice>,
 ) -> ecat::Result<()> {
     let mut touched = Vec::new();
@@ -106,9 +104,6 @@ fn apply_pdo_choices(
     }
     for (pos, _) in touched {
         configs[pos].sync.sort_by_key(|s| s.index);
-        if md.coe_mailbox(pos).is_ok() {
-            startup[pos] = ecat::pdo_coe::write_ops(&configs[pos]);
-        }
     }
     Ok(())
 }
@@ -117,8 +112,7 @@ fn apply_pdo_choices(
 pub fn activate(py: Python<'_>, mut md: MainDevice, a: ActivateArgs) -> PyResult<Runtime> {
     py.allow_threads(move || -> ecat::Result<Runtime> {
         let mut configs = md.discover_configs()?;
-        let mut startup_sdos = vec![Vec::new(); configs.len()];
-        apply_pdo_choices(&mut md, &mut configs, &mut startup_sdos, a.pdo)?;
+        apply_pdo_choices(&mut md, &mut configs, a.pdo)?;
         let wants = md
             .subdevices()
             .iter()
@@ -140,7 +134,6 @@ pub fn activate(py: Python<'_>, mut md: MainDevice, a: ActivateArgs) -> PyResult
         }
         let mut rt = md.activate(Activation {
             configs: Some(configs),
-            startup_sdos,
             dc,
             target: a.target,
             ..Default::default()

@@ -20,7 +20,9 @@ use std::thread::JoinHandle;
 
 /// An event as Python gets it: (kind, position, message, code, data). Kinds: lost, found,
 /// reached, refused (code: AL status code), startup_failed, startup_skipped (an optional
-/// startup request failed and was passed over), wrong_device, group_connected,
+/// startup request failed and was passed over), pdo_warning (a PDO write refused or not
+/// allowed; the SubDevice goes on), pdo_mismatch (SAFEOP refused, code: AL status code, while
+/// its PDOs differ from the configuration), wrong_device, group_connected,
 /// group_disconnected, group_ready (position: the group head's; code: the group number),
 /// emergency (code: the emergency error code; data: error register and the 5 manufacturer
 /// bytes).
@@ -36,6 +38,8 @@ fn queued(e: Event) -> QueuedEvent {
         Event::Refused { who, code, .. } => ("refused", who.position, code.0 as u32),
         Event::StartupFailed { who, .. } => ("startup_failed", who.position, 0),
         Event::StartupSkipped { who, .. } => ("startup_skipped", who.position, 0),
+        Event::PdoWarning { who, .. } => ("pdo_warning", who.position, 0),
+        Event::PdoMismatch { who, code, .. } => ("pdo_mismatch", who.position, code.0 as u32),
         Event::WrongDevice { who, .. } => ("wrong_device", who.position, 0),
         Event::GroupConnected {
             group: g, members, ..

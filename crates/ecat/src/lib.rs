@@ -50,6 +50,7 @@ pub mod mailbox;
 pub mod maindevice;
 pub mod netns;
 pub mod pdo_coe;
+pub mod pdo_setup;
 pub mod perf;
 pub mod runtime;
 pub mod scan;

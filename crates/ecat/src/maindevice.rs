@@ -10,6 +10,7 @@ use crate::esm;
 use crate::link::{self, Link};
 use crate::mailbox::{exchange::MailboxArea, sdo::SdoOp};
 use crate::pdo_coe;
+use crate::pdo_setup::PdoWrites;
 use crate::runtime::{Activation, Runtime};
 use crate::scan;
 use crate::subdevice::SubDevice;
@@ -27,6 +28,9 @@ pub struct MainDevice {
     /// Last mailbox counter used per SubDevice (1..7, 0 = none yet).
     mailbox_counters: Vec<u8>,
     notes: Vec<String>,
+    /// The PDO configurations the last [`MainDevice::discover_configs`] found (what each
+    /// SubDevice has now), for IgH-style PDO writes at activation.
+    discovered: Option<Vec<SubDeviceConfig>>,
 }
 
 impl MainDevice {
@@ -42,6 +46,7 @@ impl MainDevice {
             subdevices: Vec::new(),
             mailbox_counters: Vec::new(),
             notes: Vec::new(),
+            discovered: None,
         }
     }
 
@@ -53,6 +58,7 @@ impl MainDevice {
     /// Scan the bus (see [`scan::scan`]); replaces the SubDevice list.
     pub fn scan(&mut self) -> Result<&[SubDevice]> {
         self.subdevices = scan::scan(&mut self.bus)?;
+        self.discovered = None;
         self.mailbox_counters = vec![0; self.subdevices.len()];
         Ok(&self.subdevices)
     }
@@ -148,7 +154,9 @@ impl MainDevice {
     /// supervisor walks every SubDevice up to `act.target` while the application cycles.
     ///
     /// Without explicit configurations, each SubDevice's is discovered first (see
-    /// [`MainDevice::discover_configs`]).
+    /// [`MainDevice::discover_configs`]). PDO assignment and mapping that differ from what
+    /// the discovery found are written by IgH's rules (see [`crate::pdo_setup`]) unless
+    /// `act.pdo_writes` says otherwise.
     pub fn activate(self, act: Activation) -> Result<Runtime> {
         self.activate_inner(act, None)
     }
@@ -175,6 +183,13 @@ impl MainDevice {
     ) -> Result<Runtime> {
         if act.configs.is_none() {
             act.configs = Some(self.discover_configs()?);
+        }
+        if act.pdo_writes == PdoWrites::FromScan {
+            let n = self.subdevices.len();
+            act.pdo_writes = PdoWrites::Known(match &self.discovered {
+                Some(d) if d.len() == n => d.iter().cloned().map(Some).collect(),
+                _ => vec![None; n],
+            });
         }
         act.mailbox_counters = self.mailbox_counters.clone();
         if let Some(dc) = act
@@ -246,6 +261,7 @@ impl MainDevice {
             }
             out.push(c);
         }
+        self.discovered = Some(out.clone());
         Ok(out)
     }
 

@@ -39,6 +39,7 @@ use crate::mailbox::exchange::MailboxArea;
 use crate::mailbox::op::MailboxOp;
 use crate::mailbox::sdo::SdoOp;
 use crate::mailbox::service::{MailboxClient, MailboxService, Target};
+use crate::pdo_setup::{PdoPlan, PdoWrites};
 use crate::subdevice::SubDevice;
 use crate::supervisor::{Event, Supervisor, SupervisorTiming, TransitionCmd};
 use ecat_wire::al::AlState;
@@ -90,6 +91,36 @@ fn map_mailbox_status(
 /// The CoE mailbox area of a SubDevice, if it has CoE.
 pub fn coe_area(s: &SubDevice) -> Option<MailboxArea> {
     mailbox_area(s).filter(|_| s.mailbox.protocols & 0x04 != 0)
+}
+
+/// The PDO plans per SubDevice (see [`crate::pdo_setup`]): the one for the first
+/// configuration (against what the scan found) and the one for every later one (the device
+/// may have lost power: everything it allows), or `None` where nothing needs writing.
+fn pdo_plans(
+    subs: &[SubDevice],
+    requested: &[SubDeviceConfig],
+    writes: PdoWrites,
+) -> Vec<Option<(PdoPlan, PdoPlan)>> {
+    let PdoWrites::Known(current) = writes else {
+        return vec![None; subs.len()];
+    };
+    subs.iter()
+        .zip(requested)
+        .enumerate()
+        .map(|(p, (s, want))| {
+            let have = current.get(p).and_then(Option::as_ref);
+            let first = crate::pdo_setup::plan(s, have, want);
+            if first.ops.is_empty() && have.is_some() {
+                // The request is what the device has by itself, or what it does not let us
+                // change: nothing to write now or later (the differences are kept for a
+                // refused SAFEOP).
+                return (!first.differences.is_empty()).then(|| (first.clone(), first));
+            }
+            let mut again = crate::pdo_setup::plan(s, None, want);
+            again.differences = first.differences.clone();
+            Some((first, again))
+        })
+        .collect()
 }
 
 /// The standard mailbox area of a SubDevice, if it has a mailbox (any protocol).
@@ -149,6 +180,10 @@ pub struct Activation {
     /// Requests of the other mailbox protocols per SubDevice (by position; e.g. SoE IDN
     /// writes) made in PREOP after its startup SDOs, replayed the same way.
     pub startup_ops: Vec<Vec<MailboxOp>>,
+    /// PDO assignment and mapping writes, made after the startup requests by IgH's rules
+    /// (see [`crate::pdo_setup`]): only what differs from `configs`, only where the SII
+    /// allows it, a refusal a warning.
+    pub pdo_writes: PdoWrites,
     /// Last mailbox counter per SubDevice (continued from the configuration phase).
     pub mailbox_counters: Vec<u8>,
     /// Number of domains.
@@ -178,6 +213,7 @@ impl Default for Activation {
             configs: None,
             startup_sdos: Vec::new(),
             startup_ops: Vec::new(),
+            pdo_writes: PdoWrites::FromScan,
             mailbox_counters: Vec::new(),
             domains: 1,
             target: AlState::Op,
@@ -265,6 +301,11 @@ impl Runtime {
             }
             None => subs.iter().map(SubDeviceConfig::from_sii).collect(),
         };
+        let configs: Vec<SubDeviceConfig> = subs
+            .iter()
+            .zip(&configs)
+            .map(|(s, c)| crate::pdo_setup::process_data_only(s, c).0)
+            .collect();
         let lay = layout(&subs, &configs, act.domains.max(1), act.logical_base)?;
         let act = Activation {
             configs: Some(configs),
@@ -288,9 +329,22 @@ impl Runtime {
         if act.dc.is_some() {
             crate::hotconnect::assume_dc(&mut subs);
         }
-        let configs = act
+        let requested = act
             .configs
             .unwrap_or_else(|| subs.iter().map(SubDeviceConfig::from_sii).collect());
+        // The supervisor programs process data SMs only (never the mailbox SMs an IgH-style
+        // configuration names); the PDO writes are planned from the application's request.
+        let mut pdo_warnings = Vec::new();
+        let configs: Vec<SubDeviceConfig> = subs
+            .iter()
+            .zip(&requested)
+            .map(|(s, c)| {
+                let (c, w) = crate::pdo_setup::process_data_only(s, c);
+                pdo_warnings.push(w);
+                c
+            })
+            .collect();
+        let pdo_plans = pdo_plans(&subs, &requested, act.pdo_writes);
         if configs.len() != subs.len() || lay.mappings.len() != subs.len() {
             return Err(Error::Invalid(format!(
                 "the process data layout describes {} SubDevices but the bus has {}",
@@ -368,6 +422,7 @@ impl Runtime {
             act.target,
             act.timing,
         );
+        supervisor.set_pdo_plans(pdo_plans, pdo_warnings);
         if let Some(d) = act.dc {
             supervisor.set_sync0(d.cycle_ns, d.shift_ns, &assign);
         }

@@ -590,10 +590,8 @@ fn activate_auto(
             .enumerate()
         {
             if let Some(c) = c {
+                // Written at activation by IgH's rules (only what differs, where allowed).
                 fixed_positions.push(p);
-                if md.coe_mailbox(p).is_ok() {
-                    startup_sdos[p] = ecat::pdo_coe::write_ops(&c);
-                }
                 configs[p] = c;
             }
         }

@@ -164,6 +164,8 @@ impl MainDevice {
             Activation {
                 configs: Some(setup.configs),
                 startup_sdos: setup.startup_sdos,
+                // The ENI's init commands carry the PDO assignment its tool decided.
+                pdo_writes: crate::pdo_setup::PdoWrites::Off,
                 dc,
                 ..Default::default()
             },

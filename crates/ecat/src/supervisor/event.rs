@@ -69,6 +69,30 @@ pub enum Event {
         /// Cycle.
         cycle: u64,
     },
+    /// A PDO configuration warning (IgH's rules, see [`crate::pdo_setup`]): a write the
+    /// SubDevice refused (it goes on), PDOs configured for a sync manager it does not have, or
+    /// a difference it does not allow to be written. Not an error: the SubDevice is the judge
+    /// when it is asked for SAFEOP.
+    PdoWarning {
+        /// Which.
+        who: Who,
+        /// What, with the object and the decoded abort code where a write was refused.
+        warning: String,
+        /// Cycle (0: given at activation).
+        cycle: u64,
+    },
+    /// A SubDevice refused SAFEOP while its PDOs are known to differ from the application's
+    /// configuration (follows its [`Event::Refused`]).
+    PdoMismatch {
+        /// Which.
+        who: Who,
+        /// The AL status code it refused with.
+        code: AlStatusCode,
+        /// The sync managers whose PDOs differ, application's against the SubDevice's.
+        differences: String,
+        /// Cycle.
+        cycle: u64,
+    },
     /// The device now at a lost SubDevice's place is a different one.
     WrongDevice {
         /// Which place.
@@ -156,6 +180,16 @@ impl fmt::Display for Event {
             Event::StartupSkipped { who, error, cycle } => {
                 write!(f, "cycle {cycle}: {who}: {error}; going on without it")
             }
+            Event::PdoWarning { who, warning, cycle: 0 } => {
+                write!(f, "{who}: PDO configuration: {warning}")
+            }
+            Event::PdoWarning { who, warning, cycle } => {
+                write!(f, "cycle {cycle}: {who}: PDO configuration: {warning}")
+            }
+            Event::PdoMismatch { who, code, differences, cycle } => write!(
+                f,
+                "cycle {cycle}: {who} refused SAFEOP (code {code}) and its PDOs differ from the application's configuration: {differences}"
+            ),
             Event::WrongDevice { who, found, cycle } => write!(
                 f,
                 "cycle {cycle}: a different device (vendor 0x{:08X}, product 0x{:08X}) is now at the place of {who}; not configuring it",

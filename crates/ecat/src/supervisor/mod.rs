@@ -8,8 +8,8 @@
 //!
 //! `Reset (INIT+ack) → WaitInit → clear FMMUs/SMs → mailbox SMs → PREOP → startup requests →
 //! process data SMs → FMMUs → SAFEOP → OP → Running`. The startup requests are mailbox
-//! requests of any protocol (SDO downloads, SoE IDN writes ...; `sdo_step`), made on every
-//! (re)configuration.
+//! requests of any protocol (SDO downloads, SoE IDN writes ...; `sdo_step`), then the PDO
+//! writes (`pdo_step`, warnings when refused), made on every (re)configuration.
 //!
 //! While everything is fine the supervisor sends nothing: the cyclic BRD of AL status (see
 //! [`crate::cyclic`]) is the watchdog. When it shows a change, every running SubDevice reads
@@ -45,6 +45,7 @@ mod cmds;
 mod dc_join;
 mod event;
 mod groups;
+mod pdo_step;
 mod sdo_step;
 mod steps;
 pub use cmds::{CmdOp, RegisterCmd, TransitionCmd, Validate};
@@ -111,6 +112,8 @@ struct Sub {
     startup: Vec<MailboxOp>,
     /// `startup[optional_from..]` are optional: one that fails is reported and passed over.
     optional_from: usize,
+    /// The PDO writes among the startup requests, if any (see [`pdo_step`]).
+    pdo: Option<Box<pdo_step::PdoState>>,
     /// The startup request (or mailbox transition command) in progress.
     job: Option<MailboxJob>,
     /// SYNC0 to program in PREOP (activation byte for 0x0981).
@@ -218,6 +221,7 @@ impl Supervisor {
                 mailbox,
                 optional_from: startup.len(),
                 startup,
+                pdo: None,
                 job: None,
                 sync0: None,
                 cmds: Vec::new(),

@@ -66,6 +66,9 @@ impl Supervisor {
         counter: &mut u8,
     ) {
         let op = if self.subs[i].job.is_none() {
+            if self.subs[i].phase == Phase::Startup(0) {
+                self.begin_startup(i);
+            }
             self.mailbox_op(i)
         } else {
             None
@@ -104,6 +107,13 @@ impl Supervisor {
         s.job = None;
         let next = match (s.phase, result) {
             (_, Some(Err(e))) => {
+                if let Phase::Startup(k) = s.phase {
+                    if let Some(next) = self.pdo_refused(i, k, &e, cycle) {
+                        self.subs[i].phase = self.startup_from(i, next);
+                        return;
+                    }
+                }
+                let s = &self.subs[i];
                 let error = match s.phase {
                     Phase::Cmd { k, .. } => format!("{} failed: {e}", s.cmds[k].label),
                     Phase::Startup(k) => match s.startup.get(k) {

@@ -478,6 +478,9 @@ impl Supervisor {
                         code,
                         cycle,
                     });
+                    if want == AlState::SafeOp {
+                        self.report_pdo_mismatch(i, code, cycle);
+                    }
                     Phase::Backoff {
                         until: now + self.timing.backoff,
                     }
