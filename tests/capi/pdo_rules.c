@@ -22,7 +22,7 @@ static ec_sync_info_t el3102_syncs[] = {
     {1, EC_DIR_INPUT, 0, NULL, EC_WD_DISABLE},
     {2, EC_DIR_OUTPUT, 0, NULL, EC_WD_DISABLE},
     {3, EC_DIR_INPUT, 2, el3102_pdos, EC_WD_DISABLE},
-    {0xff},
+    {0xff, 0, 0, NULL, 0},
 };
 
 static ec_pdo_entry_info_t el4102_entries[] = {{0x3001, 1, 16}, {0x3002, 1, 16}};
@@ -34,14 +34,14 @@ static ec_sync_info_t el4102_syncs[] = {
     {1, EC_DIR_INPUT, 0, NULL, EC_WD_DISABLE},
     {2, EC_DIR_OUTPUT, 2, el4102_pdos, EC_WD_ENABLE},
     {3, EC_DIR_INPUT, 0, NULL, EC_WD_DISABLE},
-    {0xff},
+    {0xff, 0, 0, NULL, 0},
 };
 static ec_sync_info_t el4102_wide_syncs[] = {
     {0, EC_DIR_OUTPUT, 0, NULL, EC_WD_DISABLE},
     {1, EC_DIR_INPUT, 0, NULL, EC_WD_DISABLE},
     {2, EC_DIR_OUTPUT, 2, el4102_wide_pdos, EC_WD_ENABLE},
     {3, EC_DIR_INPUT, 0, NULL, EC_WD_DISABLE},
-    {0xff},
+    {0xff, 0, 0, NULL, 0},
 };
 
 int main(int argc, char **argv)

@@ -29,6 +29,11 @@ use crate::pdo_coe::assignment_object;
 use crate::subdevice::SubDevice;
 use std::fmt::Write as _;
 
+/// A PDO's mapping as (object index, subindex, bits) per entry.
+type Mapping = Vec<(u16, u8, u8)>;
+/// A PDO's index with its mapping (`None`: not known).
+type KnownPdo = (u16, Option<Mapping>);
+
 /// SII General category, CoE details: the SubDevice's PDO assignment may be written.
 pub const COE_PDO_ASSIGN: u8 = 0x04;
 /// SII General category, CoE details: the SubDevice's PDO mapping may be written.
@@ -161,7 +166,7 @@ fn known_mapping<'a>(
     sub: &'a SubDevice,
     current: Option<&'a SubDeviceConfig>,
     pdo: u16,
-) -> Option<Vec<(u16, u8, u8)>> {
+) -> Option<Mapping> {
     let from_current = current.and_then(|c| {
         c.sync
             .iter()
@@ -188,14 +193,14 @@ fn known_mapping<'a>(
     })
 }
 
-fn entries_of(p: &PdoConfig) -> Vec<(u16, u8, u8)> {
+fn entries_of(p: &PdoConfig) -> Mapping {
     p.entries
         .iter()
         .map(|e| (e.index, e.subindex, e.bits))
         .collect()
 }
 
-fn describe_pdos(out: &mut String, pdos: &[(u16, Vec<(u16, u8, u8)>)]) {
+fn describe_pdos(out: &mut String, pdos: &[(u16, Mapping)]) {
     if pdos.is_empty() {
         out.push_str("no PDO");
         return;
@@ -223,17 +228,16 @@ fn describe_pdos(out: &mut String, pdos: &[(u16, Vec<(u16, u8, u8)>)]) {
 }
 
 /// What the SubDevice has for the PDOs in `order` (each PDO's mapping as known, or `None`).
-fn describe_difference(sync: &SyncConfig, have: &[(u16, Option<Vec<(u16, u8, u8)>>)]) -> String {
+fn describe_difference(sync: &SyncConfig, have: &[KnownPdo]) -> String {
     let mut t = format!("SM{}: the application maps ", sync.index);
-    let want: Vec<(u16, Vec<(u16, u8, u8)>)> =
-        sync.pdos.iter().map(|p| (p.index, entries_of(p))).collect();
+    let want: Vec<(u16, Mapping)> = sync.pdos.iter().map(|p| (p.index, entries_of(p))).collect();
     describe_pdos(&mut t, &want);
     t.push_str(", the SubDevice has ");
     if have.iter().any(|(_, m)| m.is_none()) {
         let list: Vec<String> = have.iter().map(|(p, _)| format!("0x{p:04X}")).collect();
         let _ = write!(t, "{} (mapping not known)", list.join(", "));
     } else {
-        let have: Vec<(u16, Vec<(u16, u8, u8)>)> = have
+        let have: Vec<(u16, Mapping)> = have
             .iter()
             .map(|(p, m)| (*p, m.clone().unwrap_or_default()))
             .collect();
@@ -288,7 +292,7 @@ pub fn plan(
         // What stays different after the writes this plan may make.
         let assign_stays = assign_differs && !may_assign;
         let map_stays = !may_map && maps_differ.iter().any(|(_, known)| *known);
-        let have: Vec<(u16, Option<Vec<(u16, u8, u8)>>)> = have_assign
+        let have: Vec<KnownPdo> = have_assign
             .clone()
             .unwrap_or_else(|| want_assign.clone())
             .into_iter()
