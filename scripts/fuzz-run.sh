@@ -24,7 +24,8 @@
 # its goal (libFuzzer's -runs), SECONDS being the most it may take; the table then also says
 # how long each target ran.
 #
-# Targets in NO_TRACE_CMP (default: the stateful ones, receive_path and sim_frames) are built
+# Targets in NO_TRACE_CMP (default: the stateful ones, receive_path, sim_frames and
+# capi_calls, the C API's call sequences on a simulated network) are built
 # without comparison tracing (`--no-trace-compares`, in a target directory of their own so the
 # others keep theirs): the simulator classifies every register byte a datagram touches
 # through a chain of range compares, and tracing them took three quarters of sim_frames'
@@ -56,7 +57,7 @@ if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
     fi
 fi
 
-no_trace_cmp=" ${NO_TRACE_CMP-receive_path sim_frames} "
+no_trace_cmp=" ${NO_TRACE_CMP-receive_path sim_frames capi_calls} "
 # goal TARGET DIR: the executions the target should reach.
 goal() {
     case "$2" in
