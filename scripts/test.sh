@@ -138,7 +138,10 @@ step_failed() { FAILED=$((FAILED + 1)); }
 # ---------------------------------------------------------------------------
 # (a) System packages
 # ---------------------------------------------------------------------------
-APT_PKGS=(tshark iproute2 python3-venv ethtool rt-tests gcc cmake pkg-config valgrind)
+# linuxcnc-uspace-dev + libexpat1-dev + make: tests/python/test_lcec.py builds LinuxCNC's EtherCAT
+# driver (halcompile) against libethercat.so.1 and runs it under halcmd/rtapi_app.
+APT_PKGS=(tshark iproute2 python3-venv ethtool rt-tests gcc cmake pkg-config valgrind
+    linuxcnc-uspace-dev libexpat1-dev make)
 APT_UPDATED=0
 
 pkg_installed() {
