@@ -167,7 +167,7 @@ pub(crate) fn not_active(f: &str, index: u32) -> i32 {
 pub unsafe extern "C" fn ecrt_master_send(master: *mut Master) -> i32 {
     const F: &str = "ecrt_master_send";
     guard(F, errno::EINVAL, || {
-        // SAFETY: NULL or live, per the contract.
+        // SAFETY: IgH's threading rule; the master pointer itself is checked.
         let Some(m) = (unsafe { crate::check::master(master, F) }) else {
             return errno::EINVAL;
         };
@@ -198,7 +198,7 @@ pub unsafe extern "C" fn ecrt_master_send(master: *mut Master) -> i32 {
 pub unsafe extern "C" fn ecrt_master_receive(master: *mut Master) -> i32 {
     const F: &str = "ecrt_master_receive";
     guard(F, errno::EINVAL, || {
-        // SAFETY: NULL or live, per the contract.
+        // SAFETY: IgH's threading rule; the master pointer itself is checked.
         let Some(m) = (unsafe { crate::check::master(master, F) }) else {
             return errno::EINVAL;
         };

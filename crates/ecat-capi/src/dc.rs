@@ -22,7 +22,7 @@ fn with_dc(
     master: *const Master,
     act: impl FnOnce(&mut ecat::runtime::Runtime) -> i32,
 ) -> i32 {
-    // SAFETY: NULL or live (API contract).
+    // SAFETY: IgH's threading rule; the master pointer itself is checked.
     let Some(m) = (unsafe { crate::check::master(master, f) }) else {
         return errno::EINVAL;
     };
@@ -44,7 +44,7 @@ fn with_dc(
 pub unsafe extern "C" fn ecrt_master_application_time(master: *mut Master, app_time: u64) -> i32 {
     const F: &str = "ecrt_master_application_time";
     guard(F, errno::EINVAL, || {
-        // SAFETY: NULL or live (API contract).
+        // SAFETY: IgH's threading rule; the master pointer itself is checked.
         let Some(m) = (unsafe { crate::check::master(master, F) }) else {
             return errno::EINVAL;
         };

@@ -42,7 +42,7 @@ pub unsafe extern "C" fn ecrt_master_get_slave(
 ) -> i32 {
     const F: &str = "ecrt_master_get_slave";
     guard(F, errno::EINVAL, || {
-        // SAFETY: NULL or live / writable (API contract).
+        // SAFETY: the master pointer is checked; the out-parameter is NULL or writable (API contract).
         let Some((m, out)) = (unsafe { crate::check::master(master, F) })
             .and_then(|x| unsafe { arg_mut(slave_info, F, "slave_info") }.map(|y| (x, y)))
         else {
@@ -111,7 +111,7 @@ pub unsafe extern "C" fn ecrt_master_get_sync_manager(
 ) -> i32 {
     const F: &str = "ecrt_master_get_sync_manager";
     guard(F, errno::EINVAL, || {
-        // SAFETY: NULL or live / writable (API contract).
+        // SAFETY: the master pointer is checked; the out-parameter is NULL or writable (API contract).
         let Some((m, out)) = (unsafe { crate::check::master(master, F) })
             .and_then(|x| unsafe { arg_mut(sync, F, "sync") }.map(|y| (x, y)))
         else {
@@ -165,7 +165,7 @@ pub unsafe extern "C" fn ecrt_master_get_pdo(
 ) -> i32 {
     const F: &str = "ecrt_master_get_pdo";
     guard(F, errno::EINVAL, || {
-        // SAFETY: NULL or live / writable (API contract).
+        // SAFETY: the master pointer is checked; the out-parameter is NULL or writable (API contract).
         let Some((m, out)) = (unsafe { crate::check::master(master, F) })
             .and_then(|x| unsafe { arg_mut(pdo, F, "pdo") }.map(|y| (x, y)))
         else {
@@ -211,7 +211,7 @@ pub unsafe extern "C" fn ecrt_master_get_pdo_entry(
 ) -> i32 {
     const F: &str = "ecrt_master_get_pdo_entry";
     guard(F, errno::EINVAL, || {
-        // SAFETY: NULL or live / writable (API contract).
+        // SAFETY: the master pointer is checked; the out-parameter is NULL or writable (API contract).
         let Some((m, out)) = (unsafe { crate::check::master(master, F) })
             .and_then(|x| unsafe { arg_mut(entry, F, "entry") }.map(|y| (x, y)))
         else {

@@ -350,7 +350,7 @@ pub unsafe extern "C" fn ecrt_release_master(master: *mut Master) {
 #[no_mangle]
 pub unsafe extern "C" fn ecrt_master_reserve(master: *mut Master) -> i32 {
     guard("ecrt_master_reserve", errno::EINVAL, || {
-        // SAFETY: NULL or live, per the contract.
+        // SAFETY: IgH's threading rule; the master pointer itself is checked.
         let Some(m) = (unsafe { crate::check::master(master, "ecrt_master_reserve") }) else {
             return errno::EINVAL;
         };
@@ -375,7 +375,7 @@ pub unsafe extern "C" fn ecrt_master_reserve(master: *mut Master) -> i32 {
 #[no_mangle]
 pub unsafe extern "C" fn ecrt_master_create_domain(master: *mut Master) -> *mut Domain {
     guard("ecrt_master_create_domain", std::ptr::null_mut(), || {
-        // SAFETY: NULL or live, per the contract.
+        // SAFETY: IgH's threading rule; the master pointer itself is checked.
         let Some(m) = (unsafe { crate::check::master(master, "ecrt_master_create_domain") }) else {
             return std::ptr::null_mut();
         };
@@ -421,7 +421,7 @@ pub unsafe extern "C" fn ecrt_master_slave_config(
 ) -> *mut SlaveConfig {
     const F: &str = "ecrt_master_slave_config";
     guard(F, std::ptr::null_mut(), || {
-        // SAFETY: NULL or live, per the contract.
+        // SAFETY: IgH's threading rule; the master pointer itself is checked.
         let Some(m) = (unsafe { crate::check::master(master, F) }) else {
             return std::ptr::null_mut();
         };
@@ -495,7 +495,7 @@ pub unsafe extern "C" fn ecrt_master_select_reference_clock(
 ) -> i32 {
     const F: &str = "ecrt_master_select_reference_clock";
     guard(F, errno::EINVAL, || {
-        // SAFETY: NULL or live, per the contract.
+        // SAFETY: IgH's threading rule; the master pointer itself is checked.
         let Some(m) = (unsafe { crate::check::master(master, F) }) else {
             return errno::EINVAL;
         };
@@ -547,7 +547,7 @@ fn bus_state(inner: &mut Inner) -> (u32, u8) {
 /// # Safety
 /// `master` NULL or live; `state` NULL or writable.
 unsafe fn state_into(f: &str, master: *const Master, state: *mut MasterState) -> i32 {
-    // SAFETY: NULL or live / writable, per the contract.
+    // SAFETY: the master pointer is checked; the out-parameter is NULL or writable (API contract).
     let Some((m, out)) = (unsafe { crate::check::master(master, f) })
         .and_then(|x| unsafe { arg_mut(state, f, "state") }.map(|y| (x, y)))
     else {
@@ -599,7 +599,7 @@ pub unsafe extern "C" fn ecrt_master_link_state(
 pub unsafe extern "C" fn ecrt_master(master: *mut Master, info: *mut MasterInfo) -> i32 {
     const F: &str = "ecrt_master";
     guard(F, errno::EINVAL, || {
-        // SAFETY: NULL or live / writable, per the contract.
+        // SAFETY: the master pointer is checked; the out-parameter is NULL or writable (API contract).
         let Some((m, out)) = (unsafe { crate::check::master(master, F) })
             .and_then(|x| unsafe { arg_mut(info, F, "master_info") }.map(|y| (x, y)))
         else {
@@ -629,7 +629,7 @@ pub unsafe extern "C" fn ecrt_master_scan_progress(
 ) -> i32 {
     const F: &str = "ecrt_master_scan_progress";
     guard(F, errno::EINVAL, || {
-        // SAFETY: NULL or live / writable, per the contract.
+        // SAFETY: the master pointer is checked; the out-parameter is NULL or writable (API contract).
         let Some((m, out)) = (unsafe { crate::check::master(master, F) })
             .and_then(|x| unsafe { arg_mut(progress, F, "progress") }.map(|y| (x, y)))
         else {
@@ -653,7 +653,7 @@ pub unsafe extern "C" fn ecrt_master_scan_progress(
 pub unsafe extern "C" fn ecrt_master_activate(master: *mut Master) -> i32 {
     const F: &str = "ecrt_master_activate";
     guard(F, errno::EINVAL, || {
-        // SAFETY: NULL or live, per the contract.
+        // SAFETY: IgH's threading rule; the master pointer itself is checked.
         let Some(m) = (unsafe { crate::check::master(master, F) }) else {
             return errno::EINVAL;
         };
@@ -685,7 +685,7 @@ pub unsafe extern "C" fn ecrt_master_activate(master: *mut Master) -> i32 {
 pub unsafe extern "C" fn ecrt_master_deactivate(master: *mut Master) -> i32 {
     const F: &str = "ecrt_master_deactivate";
     guard(F, errno::EINVAL, || {
-        // SAFETY: NULL or live, per the contract.
+        // SAFETY: IgH's threading rule; the master pointer itself is checked.
         let Some(m) = (unsafe { crate::check::master(master, F) }) else {
             return errno::EINVAL;
         };
@@ -730,7 +730,7 @@ pub unsafe extern "C" fn ecrt_master_set_send_interval(
 ) -> i32 {
     const F: &str = "ecrt_master_set_send_interval";
     guard(F, errno::EINVAL, || {
-        // SAFETY: NULL or live, per the contract.
+        // SAFETY: IgH's threading rule; the master pointer itself is checked.
         let Some(m) = (unsafe { crate::check::master(master, F) }) else {
             return errno::EINVAL;
         };
@@ -749,7 +749,7 @@ pub unsafe extern "C" fn ecrt_master_set_send_interval(
 pub unsafe extern "C" fn ecrt_master_reset(master: *mut Master) -> i32 {
     const F: &str = "ecrt_master_reset";
     guard(F, errno::EINVAL, || {
-        // SAFETY: NULL or live, per the contract.
+        // SAFETY: IgH's threading rule; the master pointer itself is checked.
         let Some(m) = (unsafe { crate::check::master(master, F) }) else {
             return errno::EINVAL;
         };

@@ -135,7 +135,7 @@ pub(crate) unsafe fn write_from(
     run: impl FnOnce(&Master, &[u8]) -> Result<Vec<u8>, i32>,
 ) -> i32 {
     guard(f, errno::EINVAL, || {
-        // SAFETY: NULL or live (API contract).
+        // SAFETY: IgH's threading rule; the master pointer itself is checked.
         let Some(m) = (unsafe { crate::check::master(master, f) }) else {
             return errno::EINVAL;
         };
@@ -162,7 +162,7 @@ pub(crate) unsafe fn read_into(
     run: impl FnOnce(&Master) -> Result<Vec<u8>, i32>,
 ) -> i32 {
     guard(f, errno::EINVAL, || {
-        // SAFETY: NULL or live (API contract).
+        // SAFETY: IgH's threading rule; the master pointer itself is checked.
         let Some(m) = (unsafe { crate::check::master(master, f) }) else {
             return errno::EINVAL;
         };
