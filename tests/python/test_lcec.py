@@ -42,12 +42,6 @@ PERIOD_NS = 1_000_000
 # Building lcec (first test) takes minutes on a busy machine.
 pytestmark = pytest.mark.timeout(900)
 
-# Until the core follows IgH's PDO configuration (issue 27): ecat writes the PDO assignment
-# 0x1C10:00 for the mailbox sync managers that lcec lists, the device aborts and stays in PREOP.
-PDO_SEMANTICS = pytest.mark.xfail(
-    reason="ecat writes PDO assignment for SM0/SM1 (0x1C10:00 aborted): the slave stays in PREOP "
-           "until the core's IgH PDO semantics (issue 27) land", strict=False)
-
 
 @pytest.fixture(scope="module")
 def lcec():
@@ -132,14 +126,17 @@ def bit_pdos(sm: int, direction: str, pdo_base: int, obj_base: int, pin: str) ->
     return f'<syncManager idx="{sm}" dir="{direction}">{pdos}</syncManager>'
 
 
-def wait_op(s: HalSession, names: list[str], timeout: float = 30.0) -> None:
-    """Every named slave in OP, and the master's all-op."""
+def wait_op(s: HalSession, net, names: list[str], timeout: float = 30.0) -> None:
+    """Every named slave in OP as lcec sees it (slave-oper, slave-state-op, all-op) and as
+    the simulated devices say (AL status 0x0130 of positions 0.., in the order named)."""
     def ok():
         p = s.pins()
         return p.get("lcec.0.all-op") == "TRUE" and all(
             p.get(f"lcec.0.{n}.slave-oper") == "TRUE" and p.get(f"lcec.0.{n}.slave-state-op") == "TRUE"
             for n in names)
     s.wait_for(f"slaves {', '.join(names)} in OP (slave-oper, slave-state-op, all-op)", ok, timeout)
+    states = [net.read_register(pos, 0x0130, 2)[0] for pos in range(len(names))]
+    assert states == [0x08] * len(names), f"AL status of the simulated devices: {states}"
 
 
 def bits_of(s: HalSession, prefix: str) -> int:
@@ -173,7 +170,7 @@ def test_digital_terminals(lcec, served, hal):
                           '<slave idx="1" type="EL2008" name="dout"/>',
                           '<slave idx="2" type="EL1018" name="din"/>',
                           '<slave idx="3" type="EL1008" name="din8"/>'))
-    wait_op(s, ["ek", "dout", "din", "din8"])
+    wait_op(s, net, ["ek", "dout", "din", "din8"])
     assert s.getp("lcec.0.slaves-responding") == "4"
     for value in (0xA5, 0x3C):
         net.set_inputs(2, bytes([value]))
@@ -186,7 +183,6 @@ def test_digital_terminals(lcec, served, hal):
         s.wait_for(f"EL2008 applies 0x{value:02x}", lambda: net.outputs(1) == bytes([value]))
 
 
-@PDO_SEMANTICS
 def test_analog_terminals(lcec, served, hal):
     """(b) EL3102 and EL4132 (the simulator's catalogue) and an EL4102 built from Beckhoff's
     ESI, whose fixed mapping has other entry names than the ones lcec asks for."""
@@ -195,7 +191,7 @@ def test_analog_terminals(lcec, served, hal):
                           '<slave idx="1" type="EL3102" name="ain"/>',
                           '<slave idx="2" type="EL4132" name="aout"/>',
                           '<slave idx="3" type="EL4102" name="aout2"/>'))
-    wait_op(s, ["ek", "ain", "aout", "aout2"])
+    wait_op(s, net, ["ek", "ain", "aout", "aout2"])
     for raw0, raw1 in ((16383, -8192), (-32767, 1000)):
         net.set_inputs(1, struct.pack("<BhBh", 0, raw0, 0, raw1))
         s.wait_for(f"EL3102 raw values {raw0}, {raw1} on ain-0/1-raw",
@@ -214,7 +210,6 @@ def test_analog_terminals(lcec, served, hal):
                    lambda: net.outputs(pos) == want)
 
 
-@PDO_SEMANTICS
 def test_generic_pdo_configuration(lcec, served, hal):
     """(c) lcec's generic driver: sync managers, PDOs and entries from the XML (configPdos),
     with the mailbox sync managers listed empty as IgH's cstruct output does."""
@@ -242,7 +237,7 @@ def test_generic_pdo_configuration(lcec, served, hal):
                           generic(2, 0x07D83052, "gout", bit_pdos(0, "out", 0x1600, 0x7000, "out")),
                           generic(3, 0x0C1E3052, "gain", analog_in),
                           generic(4, 0x10243052, "gaout", analog_out)))
-    wait_op(s, ["ek", "gin", "gout", "gain", "gaout"])
+    wait_op(s, net, ["ek", "gin", "gout", "gain", "gaout"])
     net.set_inputs(1, b"\x5a")
     net.set_inputs(3, struct.pack("<BhBh", 7, -1234, 0, 2500))
     s.wait_for("generic inputs: bits 0x5a, status 7, value -1234, 2.5 (2500 x 0.001)",
@@ -269,7 +264,6 @@ def drive_follows(s: HalSession, pos: int, cw: str, sw: str, target: str, actual
                    lambda: abs(float(s.getp(actual)) - v) <= max(abs(v) // 100, 1))
 
 
-@PDO_SEMANTICS
 def test_cia402_drives_with_dc(lcec, served, hal):
     """(d) Two CiA 402 drives with DC (SYNC0 every cycle): one with lcec's basic_cia402
     driver (it maps its own PDOs), one generic with the drive's CSV mapping and a startup
@@ -292,7 +286,11 @@ def test_cia402_drives_with_dc(lcec, served, hal):
     s = hal(link, masters(
         f'<slave idx="0" type="basic_cia402" vid="0x00000eca" pid="0x00000402" name="drv">{dc}</slave>',
         generic))
-    wait_op(s, ["drv", "gdrv"])
+    wait_op(s, net, ["drv", "gdrv"])
+    for pos in (0, 1):
+        # assignActivate 0x300: SYNC0 on (0x0981 = 0x03), its cycle the HAL thread's period.
+        assert net.read_register(pos, 0x0981, 1) == b"\x03", f"drive {pos}: SYNC0 not activated"
+        assert net.read_register(pos, 0x09A0, 4) == struct.pack("<I", PERIOD_NS), f"drive {pos}: SYNC0 cycle"
     assert s.getp("lcec.0.drv.srv-opmode-display") == "9", "basic_cia402 did not put the drive in CSV"
     drive_follows(s, 0, "lcec.0.drv.srv-cia-controlword", "lcec.0.drv.srv-cia-statusword",
                   "lcec.0.drv.srv-target-velocity", "lcec.0.drv.srv-actual-velocity")
