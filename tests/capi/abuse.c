@@ -303,17 +303,27 @@ static void absurd(ec_master_t *m, ec_domain_t *d, ec_slave_config_t *sc)
     CHECK(soe0 != NULL);
     OK(ecrt_soe_request_data_size(soe0), 0);
 
-    /* An entry mapped beyond the 65535 bytes a sync manager holds gets no offset outside the
-     * image: a configuration of a slave that is not there (it stays out of the bus). */
+    /* A mapping holds at most 255 entries and an assignment 255 PDOs (their CoE objects count
+     * them in one byte); an entry mapped beyond the 65535 bytes a sync manager holds gets no
+     * offset outside the image. On a configuration of a slave that is not there (it stays
+     * out of the bus). */
     MARK("1 a configuration of no slave stays unattached");
     ec_slave_config_t *far = ecrt_master_slave_config(m, 0, 100, BECKHOFF, 0x1234);
     CHECK(far != NULL);
-    OK(ecrt_slave_config_pdo_assign_add(far, 2, 0x1600), 0);
+    MARK("0 nine PDOs of 255 entries of 255 bits, 255 PDOs in SM3");
     int added = 0;
-    for (int i = 0; i < 2100; i++)
-        added += ecrt_slave_config_pdo_mapping_add(far, 0x1600, 0x7000, (uint8_t)i, 255) == 0;
-    CHECK_EQ(added, 2100);
-    BAD(ecrt_slave_config_reg_pdo_entry_pos(far, 2, 0, 2099, d, &bitpos), -EINVAL);
+    for (int p = 0; p < 9; p++) {
+        added += ecrt_slave_config_pdo_assign_add(far, 2, 0x1600 + p) == 0;
+        for (int i = 0; i < 255; i++)
+            added += ecrt_slave_config_pdo_mapping_add(far, 0x1600 + p, 0x7000 + p, (uint8_t)i, 255) == 0;
+    }
+    CHECK_EQ(added, 9 * 256);
+    for (int p = 0; p < 255; p++)
+        added += ecrt_slave_config_pdo_assign_add(far, 3, 0x1a00 + p) == 0;
+    CHECK_EQ(added, 9 * 256 + 255);
+    BAD(ecrt_slave_config_pdo_mapping_add(far, 0x1600, 0x7000, 0, 8), -ENOBUFS);
+    BAD(ecrt_slave_config_pdo_assign_add(far, 3, 0x1bff), -ENOBUFS);
+    BAD(ecrt_slave_config_reg_pdo_entry_pos(far, 2, 8, 254, d, &bitpos), -EINVAL);
 }
 
 /* Calls that belong after activation, made before it. */

@@ -168,6 +168,19 @@ pub fn sync_index(f: &str, index: u8, code: i32) -> Result<(), i32> {
     Err(code)
 }
 
+/// The most PDOs an assignment object (0x1C1n) and entries a mapping object (0x16xx, 0x1Axx)
+/// hold: their count is the byte at subindex 0, the items subindices 1 to 255.
+pub const MAX_LIST: usize = 255;
+
+/// Ok if a list of `len` items (`what`) takes one more; else logs and returns `-ENOBUFS`.
+pub fn room(f: &str, len: usize, what: &str) -> Result<(), i32> {
+    if len < MAX_LIST {
+        return Ok(());
+    }
+    log!("{f}: {what} holds {MAX_LIST} items already, the most its CoE object can have");
+    Err(errno::ENOBUFS)
+}
+
 /// A zeroed buffer of `size` bytes for `what`, or None (logged) when it is larger than
 /// [`MAX_BUFFER`] or cannot be had (IgH returns NULL then).
 pub fn buffer(f: &str, what: &str, size: usize) -> Option<Vec<u8>> {
@@ -257,6 +270,8 @@ mod tests {
             );
         }
         assert_eq!(sync_index("f", 15, errno::ENOENT), Ok(()));
+        assert_eq!(room("f", 254, "list"), Ok(()));
+        assert_eq!(room("f", 255, "list"), Err(errno::ENOBUFS));
         assert_eq!(sync_index("f", 16, errno::ENOENT), Err(errno::ENOENT));
     }
 }

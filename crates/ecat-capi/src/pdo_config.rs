@@ -73,9 +73,11 @@ pub unsafe extern "C" fn ecrt_slave_config_pdo_assign_add(
             0x1A00 | 0x1B00 => Some(Direction::Input),
             _ => None,
         };
-        sc.sync_mut(sync_index, hint)
-            .pdos
-            .push(PdoConfig { index, entries });
+        let pdos = &mut sc.sync_mut(sync_index, hint).pdos;
+        if let Err(e) = check::room(F, pdos.len(), "the assignment of that sync manager") {
+            return e;
+        }
+        pdos.push(PdoConfig { index, entries });
         0
     })
 }
@@ -124,6 +126,9 @@ pub unsafe extern "C" fn ecrt_slave_config_pdo_mapping_add(
         let name = sc.name();
         match sc.pdo_mut(pdo_index) {
             Some(p) => {
+                if let Err(e) = check::room(F, p.entries.len(), "the mapping of that PDO") {
+                    return e;
+                }
                 p.entries.push(EntryConfig {
                     index: entry_index,
                     subindex: entry_subindex,
