@@ -181,6 +181,15 @@ def test_digital_terminals(lcec, served, hal):
     for value in (0x96, 0x41):
         set_bits(s, "lcec.0.dout.dout", value)
         s.wait_for(f"EL2008 applies 0x{value:02x}", lambda: net.outputs(1) == bytes([value]))
+    # IgH's tool path: the ecat tool asks the running lcec through master 0's control socket.
+    tool = Path(os.environ.get("ECAT_BIN") or lcec_rig.REPO / "target" / "release" / "ecat")
+    need(None if tool.is_file() else f"{tool} is not built (cargo build --release -p ecat-cli)")
+    env = dict(os.environ, ECAT_CONTROL_DIR=s.env["ECAT_CONTROL_DIR"])
+    for cmd, rows in ((["slaves", "-m", "0"], 4), (["config", "-m", "0"], 4)):
+        p = subprocess.run([tool, *cmd], env=env, capture_output=True, text=True, timeout=60)
+        lines = [ln for ln in p.stdout.splitlines() if ln.strip()]
+        assert p.returncode == 0 and len(lines) == rows and all(" OP" in ln for ln in lines), \
+            f"ecat {' '.join(cmd)} beside lcec (exit {p.returncode}):\n{p.stdout}{p.stderr}"
 
 
 def test_analog_terminals(lcec, served, hal):
