@@ -2,10 +2,10 @@
 //! that is not (or no longer) a master of this library, a call in the wrong phase, an index
 //! out of range, a buffer of absurd size, input bytes that are NULL or too many. Each helper
 //! logs its one `ecat:` line and hands back IgH's return code, so an exported function checks
-//! with `?` (or a `let ... else`) and never reaches a crash. NULL pointers themselves are
+//! with `if let Err` / `let ... else` and never reaches a crash. NULL pointers themselves are
 //! [`crate::ffi::arg`]'s.
 //!
-//! Live masters are kept in a fixed table of addresses ([`LIVE`]), registered by
+//! Live masters are kept in a fixed table of addresses, registered by
 //! `ecrt_request_master`/`ecrt_open_master` and removed by `ecrt_release_master`: a second
 //! release, or any call with a released master (or with something else passed as a master),
 //! is refused instead of touching freed memory. The table is lock-free, one cache line per
