@@ -2,8 +2,16 @@
 //!
 //! The socket is bound to one interface and to EtherType 0x88A4, so the kernel hands us only
 //! EtherCAT frames. It is non-blocking; waiting for a deadline uses `ppoll` with a nanosecond
-//! timeout. PACKET_QDISC_BYPASS skips the queueing discipline on transmit, and our own
-//! transmitted copies (which AF_PACKET loops back as PACKET_OUTGOING) are dropped twice over:
+//! timeout. A wait costs one syscall more than SOEM's blocking `recv`, never two: when the last
+//! read found the queue empty (as it is right after the cycle's send, the frames are still on
+//! their way) the wait sleeps in `ppoll` first and then reads, instead of trying a read that
+//! would fail; after a frame it reads first (the next one often came with it). A blocking
+//! `recv` with SO_RCVTIMEO would save the `ppoll`, but Linux rounds that timeout up to whole
+//! jiffies (4 ms at HZ=250), so a lost frame would stall the loop for several cycles; `ppoll`
+//! wakes at the deadline to the nanosecond.
+//!
+//! PACKET_QDISC_BYPASS skips the queueing discipline on transmit, and our own transmitted
+//! copies (which AF_PACKET loops back as PACKET_OUTGOING) are dropped twice over:
 //! PACKET_IGNORE_OUTGOING where the kernel has it, and a check of the packet type on receive.
 //!
 //! In [`RecvMode::BusyPoll`] the socket is never slept on: `recv` retries the non-blocking read
@@ -42,6 +50,8 @@ pub struct RawSocket {
     counters: LinkCounters,
     ethertype: u16,
     kernel_drops: u64,
+    /// The last read found the queue empty: a wait sleeps before it reads again.
+    drained: bool,
 }
 
 fn io_err(op: &'static str, iface: &str) -> Error {
@@ -126,6 +136,7 @@ impl RawSocket {
             counters: LinkCounters::default(),
             ethertype,
             kernel_drops: 0,
+            drained: false,
         })
     }
 
@@ -146,6 +157,7 @@ impl RawSocket {
             counters: LinkCounters::default(),
             ethertype: self.ethertype,
             kernel_drops: 0,
+            drained: false,
         })
     }
 
@@ -332,6 +344,11 @@ impl Link for RawSocket {
     }
 
     fn recv(&mut self, buf: &mut [u8], deadline: Option<Instant>) -> Result<Option<usize>> {
+        // Known empty and told to wait: sleep first (one syscall saved per wait). Timed out,
+        // the read below still takes a frame that came at the last moment.
+        if let (Some(d), RecvMode::Block, true) = (deadline, self.mode, self.drained) {
+            self.wait_readable(d)?;
+        }
         loop {
             // SAFETY: sockaddr_ll is plain data.
             let mut sll: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
@@ -347,6 +364,7 @@ impl Link for RawSocket {
                     &mut sll_len,
                 )
             };
+            self.drained = rc < 0;
             if rc < 0 {
                 let e = io::Error::last_os_error();
                 match e.kind() {

@@ -30,7 +30,9 @@
 //!   copy mode that call is what transmits.
 //! - **Own frames** are never received: transmitted frames leave through the driver's transmit
 //!   path and never pass our receive hook.
-//! - **Waiting:** [`RecvMode::Block`] sleeps in `ppoll` on the socket; [`RecvMode::BusyPoll`]
+//! - **Waiting:** [`RecvMode::Block`] looks at the RX ring and sleeps in `ppoll` only when it
+//!   is empty (one syscall per wait, as a blocking `recv`; the poll also wakes a zero-copy
+//!   driver's receive path when the fill ring asks for it); [`RecvMode::BusyPoll`]
 //!   re-reads the RX producer index until the deadline (and sets SO_BUSY_POLL, which lets a
 //!   driver with NAPI busy polling run its receive path from our syscalls).
 //!
@@ -668,7 +670,10 @@ impl Link for XdpSocket {
             if self.tx.consumer().load(Ordering::Relaxed) != self.tx.local {
                 self.kick()?;
             }
-            self.wake_rx();
+            // ppoll wakes the driver itself; only a read that does not sleep needs the call.
+            if deadline.is_none() || self.mode == RecvMode::BusyPoll {
+                self.wake_rx();
+            }
             match (deadline, self.mode) {
                 (Some(d), RecvMode::BusyPoll) if Instant::now() < d => std::hint::spin_loop(),
                 (Some(d), RecvMode::Block)
