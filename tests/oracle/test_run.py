@@ -44,6 +44,13 @@ def test_run_without_arguments_uses_the_simulated_network(ecat, tmp_path):
     assert fig["frames"]["lost"] == 0, fig["frames"]
     assert fig["figures"]["cycle_time"]["avg_us"] > 900
     assert len(fig["drives"]) == 6 and all(d["faults"] == 0 for d in fig["drives"]), fig["drives"]
+    # The CPU load over the cycling: printed and in the JSON, a share of ~10 s of wall time.
+    load = fig["cpu_load"]
+    assert 9 < load["wall_s"] < 20, load
+    assert 0 < load["cycle_thread_percent"] <= load["process_percent"] + 1e-9, load
+    assert load["cycle_thread_percent"] < 100, load
+    line = [l for l in p.stdout.splitlines() if l.startswith("CPU load: cycle thread ")]
+    assert len(line) == 1 and "whole process" in line[0], p.stdout
 
 
 def test_run_over_veth_against_ecat_sim(ecat, veth, ecat_sim, tmp_path):

@@ -150,3 +150,32 @@ def test_refused_state_raises_al_status_error_with_code():
         assert e.value.code != 0
         assert e.value.text
         assert f"0x{e.value.code:04X}" in str(e.value)
+
+
+def _holds_cpu_latency() -> bool:
+    """Whether this process has /dev/cpu_dma_latency open (the cycle thread's hold)."""
+    import os
+
+    fds = os.listdir("/proc/self/fd")
+    return any(os.path.realpath(f"/proc/self/fd/{fd}") == "/dev/cpu_dma_latency" for fd in fds)
+
+
+def test_the_cycle_thread_holds_the_cpu_latency_while_it_runs():
+    import os
+
+    if os.geteuid() != 0 or not os.path.exists("/dev/cpu_dma_latency"):
+        pytest.skip("holding /dev/cpu_dma_latency needs root and the file")
+    net = ecat.sim.Network("io", virtual_time=False)
+    with ecat.MainDevice(net) as md:
+        md.scan()
+        rt = md.activate(cycle="1ms", start=False)
+        # An ordinary thread (as the other tests here), with the hold asked for explicitly.
+        notes = rt.start(realtime=False, latency_hold=True)
+        assert "idle states held off (cpu_dma_latency 0)" in notes, notes
+        assert _holds_cpu_latency()
+        rt.stop()
+        assert not _holds_cpu_latency(), "the hold ends with the cycle thread"
+        notes = rt.start(realtime=False)
+        assert not any("cpu_dma_latency" in n for n in notes), notes
+        assert not _holds_cpu_latency()
+        rt.stop()

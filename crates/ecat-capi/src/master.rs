@@ -74,6 +74,9 @@ pub struct Inner {
     pub send_interval_us: usize,
     /// Distributed clocks run in the cyclic frames (set at activation).
     pub dc: bool,
+    /// `/dev/cpu_dma_latency` held at 0 from activation until deactivate or release (see
+    /// [`ecat::latency_hold`]; `ECAT_LATENCY_HOLD=0` or `LATENCY_HOLD=0` turns it off).
+    pub latency_hold: Option<ecat::latency_hold::LatencyHold>,
 }
 
 /// `ec_master_t`. 64-byte aligned, `repr(C)`: the fields the cyclic calls read share the
@@ -269,6 +272,7 @@ fn open_link(index: u32, reserve: bool) -> *mut Master {
             reserved: reserve,
             send_interval_us: 0,
             dc: false,
+            latency_hold: None,
         }),
         sdo_client: Mutex::new(None),
         slave_count,
@@ -667,7 +671,16 @@ pub unsafe extern "C" fn ecrt_master_activate(master: *mut Master) -> i32 {
         // SAFETY: IgH's threading rule.
         let inner = unsafe { m.inner() };
         match crate::layout::activate(m, inner) {
-            Ok(()) => 0,
+            Ok(()) => {
+                if ecat::latency_hold::wanted_by_config() {
+                    inner.latency_hold = ecat::latency_hold::LatencyHold::acquire(
+                        "set ECAT_LATENCY_HOLD=0 to cycle without it",
+                    )
+                    .map_err(|e| log!("{F}: {e}"))
+                    .ok();
+                }
+                0
+            }
             Err(e) => {
                 log!("{F}: {e}");
                 errno::EIO
@@ -699,6 +712,7 @@ pub unsafe extern "C" fn ecrt_master_deactivate(master: *mut Master) -> i32 {
         m.cyclic_thread.store(0, Ordering::Relaxed);
         // SAFETY: IgH's threading rule.
         let inner = unsafe { m.inner() };
+        inner.latency_hold = None;
         clear_config(inner);
         let Phase::Active(rt) = std::mem::replace(&mut inner.phase, Phase::Orphaned) else {
             return errno::EINVAL;

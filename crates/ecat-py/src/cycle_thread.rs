@@ -10,6 +10,7 @@
 use crate::image::Mirrors;
 use ecat::clock::VirtualTime;
 use ecat::cycle::{self, CycleOptions, LoopCounters};
+use ecat::latency_hold::LatencyHold;
 use ecat::perf::{Metric, Perf, Summary, METRICS};
 use ecat::runtime::Runtime;
 use ecat::supervisor::Event;
@@ -125,17 +126,29 @@ impl Shared {
     }
 }
 
-/// The thread's body: real-time setup (its notes or error go to `notes`), then the loop.
+/// The thread's body: real-time setup (its notes or error go to `notes`), the latency hold
+/// when `hold` (kept until the loop ends), then the loop.
 pub fn cycle_body(
     mut rt: Runtime,
     opts: CycleOptions,
+    hold: bool,
     sh: Arc<Shared>,
     vt: Option<VirtualTime>,
     period: u64,
     ntx: mpsc::SyncSender<ecat::Result<Vec<String>>>,
 ) -> (Runtime, ecat::Result<LoopCounters>) {
+    let mut _latency_hold = None;
     match cycle::realtime_setup(&opts) {
-        Ok(n) => {
+        Ok(mut n) => {
+            if hold {
+                match LatencyHold::acquire("pass latency_hold=False to cycle without it") {
+                    Ok(h) => {
+                        _latency_hold = Some(h);
+                        n.push(ecat::latency_hold::NOTE.into());
+                    }
+                    Err(e) => eprintln!("ecat: {e}"),
+                }
+            }
             let _ = ntx.send(Ok(n));
         }
         Err(e) => {

@@ -450,8 +450,12 @@ impl PyRuntime {
     }
 
     /// Start the cycle thread. Returns what the real-time setup did (one note per setting).
+    /// With `latency_hold` (by default as `realtime`) the thread holds `/dev/cpu_dma_latency`
+    /// at 0 while it cycles (CPUs out of deep idle states, as cyclictest does); without
+    /// permission one sentence goes to stderr and it cycles on.
     #[pyo3(signature = (*, cpu = None, priority = None, busy_wait_ns = 0, realtime = true,
-                        lock_memory = false, report_interval_ns = 100_000_000))]
+                        lock_memory = false, report_interval_ns = 100_000_000,
+                        latency_hold = None))]
     #[allow(clippy::too_many_arguments)]
     fn start(
         &self,
@@ -462,6 +466,7 @@ impl PyRuntime {
         realtime: bool,
         lock_memory: bool,
         report_interval_ns: u64,
+        latency_hold: Option<bool>,
     ) -> PyResult<Vec<String>> {
         let mut th = self.thread.lock().unwrap_or_else(|p| p.into_inner());
         if th.is_some() {
@@ -490,9 +495,10 @@ impl PyRuntime {
         sh.stop.store(false, Ordering::Relaxed);
         let (vt, period) = (self.vt.clone(), self.period_ns);
         let (ntx, nrx) = mpsc::sync_channel(1);
+        let hold = latency_hold.unwrap_or(realtime);
         let h = std::thread::Builder::new()
             .name("ecat-cycle".into())
-            .spawn(move || cycle_body(rt, opts, sh, vt, period, ntx))
+            .spawn(move || cycle_body(rt, opts, hold, sh, vt, period, ntx))
             .map_err(|e| {
                 crate::errors::Error::new_err(format!("cannot start the cycle thread: {e}"))
             })?;

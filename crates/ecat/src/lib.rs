@@ -29,6 +29,7 @@ pub mod cia402;
 pub mod clock;
 pub mod config;
 pub mod control;
+pub mod cpu_load;
 pub mod cycle;
 pub mod cyclic;
 pub mod cyclic_pack;
@@ -44,6 +45,7 @@ pub mod frame;
 #[cfg(feature = "sim")]
 pub mod fuzzing;
 pub mod hotconnect;
+pub mod latency_hold;
 pub mod link;
 pub mod link_config;
 pub mod mailbox;

@@ -2,7 +2,8 @@
 //! is given, and the first line says so), scan, configure every SubDevice from its SII (or a
 //! PDO configuration file), go to OP, cycle at `--cycle` for `--duration`, report the figures
 //! users know (`PerfMsmt` lines) every few seconds, and on Ctrl-C or at the end bring every
-//! SubDevice back to INIT and print the totals. `--json FILE` writes the same figures.
+//! SubDevice back to INIT and print the totals, with the CPU load of the cycle thread and of
+//! the whole process over the cycling. `--json FILE` writes the same figures.
 //!
 //! The application part of the cycle (`--profile`): `velocity` plays seed 000's 40 s velocity
 //! profile on every CiA 402 drive (precomputed before the cycle starts; drives in cyclic
@@ -15,10 +16,12 @@ use super::CmdResult;
 use crate::output::list_line;
 use crate::units::parse_ns;
 use crate::BusArgs;
+use ecat::cpu_load::CpuLoad;
 use ecat::cycle::{self, CycleOptions, LoopCounters};
 use ecat::dc::setup::DcOptions;
 use ecat::dc::{DcMode, DcRuntime};
 use ecat::domain::DomainState;
+use ecat::latency_hold::LatencyHold;
 use ecat::link::loss::{LossReport, LossSnapshot};
 use ecat::perf::{Metric, Perf, Summary};
 use ecat::runtime::{Activation, Runtime};
@@ -77,9 +80,14 @@ pub struct Args {
     /// SCHED_FIFO 80 and locks memory when permitted
     #[arg(long, conflicts_with = "no_rt")]
     priority: Option<i32>,
-    /// Run as an ordinary thread: no SCHED_FIFO and no memory locking unless asked for
+    /// Run as an ordinary thread: no SCHED_FIFO, no memory locking unless asked for, and the
+    /// CPU idle states not held off
     #[arg(long)]
     no_rt: bool,
+    /// Do not hold /dev/cpu_dma_latency at 0 while cycling (by default the CPUs are kept out
+    /// of deep idle states, as cyclictest does, which saves tens of µs per wake-up)
+    #[arg(long)]
+    no_latency_hold: bool,
     /// Pin the cycle thread to this CPU
     #[arg(long)]
     cpu: Option<usize>,
@@ -363,7 +371,16 @@ pub fn run(mut a: Args) -> CmdResult {
         }
     );
     super::eoe::set_ips(&rt, &a.eoe_ip);
-    println!("real-time: {}", cycle::realtime_setup(&opts)?.join(", "));
+    let mut rt_notes = cycle::realtime_setup(&opts)?;
+    // Held until the end of `run` (the figures are printed while it holds; it goes before the
+    // bus is brought down, which needs no real-time).
+    let _latency_hold = (!a.no_rt && !a.no_latency_hold)
+        .then(|| LatencyHold::acquire("pass --no-latency-hold to cycle without it"))
+        .and_then(|r| r.map_err(|e| eprintln!("ecat run: {e}")).ok());
+    if _latency_hold.is_some() {
+        rt_notes.push(ecat::latency_hold::NOTE.into());
+    }
+    println!("real-time: {}", rt_notes.join(", "));
     println!(
         "cycle {:.0} us, {}",
         a.cycle as f64 / 1e3,
@@ -436,6 +453,7 @@ pub fn run(mut a: Args) -> CmdResult {
         print!("{}", Perf::lines(&w));
         println!("{}", status_line(rt, c, started.elapsed().as_secs_f64()));
     };
+    let load = CpuLoad::start();
     let result = cycle::run(
         &mut rt,
         &opts,
@@ -444,6 +462,7 @@ pub fn run(mut a: Args) -> CmdResult {
         &mut app,
         &mut report,
     );
+    let cpu = load.finish();
     print_events(&mut rt, a.verbose);
     let counters = result?;
     let elapsed = started.elapsed().as_secs_f64();
@@ -455,6 +474,7 @@ pub fn run(mut a: Args) -> CmdResult {
         core::array::from_fn(|i| perf.total(Metric::ALL[i]));
     print!("{}", Perf::lines(&totals));
     println!("{}", status_line(&rt, &counters, elapsed));
+    println!("{}", cpu.line());
     if let Some(b) = eoe {
         // The bridge stops here: the TAP interfaces go before the bus leaves OP.
         super::eoe::print_totals(&b);
@@ -528,6 +548,10 @@ pub fn run(mut a: Args) -> CmdResult {
             "corrupted": losses.corrupted, "dropped_by_kernel_socket": losses.kernel_socket,
             "dropped_by_interface": losses.kernel_iface, "bad_fcs": losses.bad_fcs,
             "never_answered": losses.never_answered, "counters": losses.detail,
+        });
+        j["cpu_load"] = json!({
+            "cycle_thread_percent": cpu.thread_percent(), "process_percent": cpu.process_percent(),
+            "cycle_thread_s": cpu.thread_s, "process_s": cpu.process_s, "wall_s": cpu.wall_s,
         });
         j["memory"] = json!({ "rss_kib_start": rss_start, "rss_kib_end": rss_end, "rss_kib_per_minute": rss_per_minute });
         std::fs::write(path, serde_json::to_string_pretty(&j)?)

@@ -227,8 +227,8 @@ class MainDevice:
 
         ``wait``: step from here until every SubDevice is in ``target``; ``start``: then
         run the cycle in a Rust real-time thread (``thread_options``: ``cpu``, ``priority``,
-        ``busy_wait_ns``, ``realtime``, ``lock_memory``). With ``start=False`` drive it with
-        ``rt.step()``."""
+        ``busy_wait_ns``, ``realtime``, ``lock_memory``, ``latency_hold``). With
+        ``start=False`` drive it with ``rt.step()``."""
         from ._runtime import Runtime
 
         cycle_ns = parse_duration(cycle)

@@ -218,7 +218,10 @@ class Runtime:
     def start(self, **options: Any) -> List[str]:
         """Run the cycle in a Rust real-time thread (GIL released). Options: ``cpu``,
         ``priority``, ``busy_wait_ns``, ``realtime`` (default True: SCHED_FIFO and locked
-        memory when permitted), ``lock_memory``. Returns what the real-time setup did."""
+        memory when permitted), ``lock_memory``, ``latency_hold`` (default: as ``realtime``;
+        hold /dev/cpu_dma_latency at 0 while cycling so the CPUs stay out of deep idle states;
+        without permission one sentence goes to stderr). Returns what the
+        real-time setup did."""
         return self._native.start(**options)
 
     def stop(self) -> None:

@@ -406,21 +406,6 @@ impl Bench<'_> {
     }
 }
 
-/// Hold /dev/cpu_dma_latency at 0 while the returned file stays open, as cyclictest does: the
-/// CPUs poll instead of entering an idle state. Off by default (`ecat run` does not do it; the
-/// echo floor's jumps between about 15 and 60 µs it was tried against were the floor's own
-/// measuring fault, see `floor`).
-fn hold_dma_latency() -> Result<std::fs::File, String> {
-    use std::io::Write;
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .open("/dev/cpu_dma_latency")
-        .map_err(|e| format!("/dev/cpu_dma_latency: {e}"))?;
-    f.write_all(&0i32.to_ne_bytes())
-        .map_err(|e| format!("/dev/cpu_dma_latency: {e}"))?;
-    Ok(f)
-}
-
 /// The load average (1, 5, 15 minutes), if readable.
 fn loadavg() -> Option<[f64; 3]> {
     let s = std::fs::read_to_string("/proc/loadavg").ok()?;
@@ -457,7 +442,7 @@ pub fn run(a: Args) -> CmdResult {
         ethercrab::prepare()
     };
     let dma = if a.dma_latency {
-        hold_dma_latency()
+        ecat::latency_hold::LatencyHold::acquire("leave out --dma-latency")
     } else {
         Err("left alone; --dma-latency holds /dev/cpu_dma_latency at 0".to_string())
     };
