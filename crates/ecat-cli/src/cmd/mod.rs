@@ -17,6 +17,7 @@ pub mod pdos;
 pub mod reg;
 pub mod replay;
 pub mod run;
+mod run_json;
 mod run_seconds;
 pub mod sii;
 pub mod sii_build;

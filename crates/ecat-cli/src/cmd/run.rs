@@ -532,7 +532,7 @@ pub fn run(mut a: Args) -> CmdResult {
         }
     }
     if let Some(path) = &a.json {
-        let mut j = to_json(
+        let mut j = super::run_json::figures(
             &rt,
             &perf,
             &counters,
@@ -542,17 +542,8 @@ pub fn run(mut a: Args) -> CmdResult {
             a.cycle,
         );
         j["drives"] = serde_json::Value::Array(drives_json);
-        j["losses"] = json!({
-            "sent": losses.sent, "lost": losses.lost, "late": losses.late,
-            "late_by_a_tag_period": losses.late_wrapped,
-            "corrupted": losses.corrupted, "dropped_by_kernel_socket": losses.kernel_socket,
-            "dropped_by_interface": losses.kernel_iface, "bad_fcs": losses.bad_fcs,
-            "never_answered": losses.never_answered, "counters": losses.detail,
-        });
-        j["cpu_load"] = json!({
-            "cycle_thread_percent": cpu.thread_percent(), "process_percent": cpu.process_percent(),
-            "cycle_thread_s": cpu.thread_s, "process_s": cpu.process_s, "wall_s": cpu.wall_s,
-        });
+        j["losses"] = super::run_json::losses(&losses);
+        j["cpu_load"] = super::run_json::cpu_load(&cpu);
         j["memory"] = json!({ "rss_kib_start": rss_start, "rss_kib_end": rss_end, "rss_kib_per_minute": rss_per_minute });
         std::fs::write(path, serde_json::to_string_pretty(&j)?)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
@@ -804,68 +795,4 @@ fn status_line(rt: &Runtime, c: &LoopCounters, elapsed: f64) -> String {
         c.overruns,
         en.resent,
     )
-}
-
-fn summary_json(s: &Summary) -> serde_json::Value {
-    json!({
-        "count": s.count,
-        "min_us": s.min as f64 / 1e3,
-        "avg_us": s.avg / 1e3,
-        "max_us": s.max as f64 / 1e3,
-        "std_us": s.std / 1e3,
-        "p50_us": s.p50 as f64 / 1e3,
-        "p99_us": s.p99 as f64 / 1e3,
-    })
-}
-
-fn to_json(
-    rt: &Runtime,
-    perf: &Perf,
-    c: &LoopCounters,
-    incomplete: u64,
-    elapsed: f64,
-    link: &str,
-    period: u64,
-) -> serde_json::Value {
-    let (cy, en, lk) = rt.counters();
-    let mut figures = serde_json::Map::new();
-    for m in Metric::ALL {
-        figures.insert(m.key().into(), summary_json(&perf.total(m)));
-    }
-    let minutes: Vec<serde_json::Value> = perf
-        .minutes()
-        .iter()
-        .map(|row| {
-            let mut o = serde_json::Map::new();
-            for m in Metric::ALL {
-                o.insert(
-                    format!("{}_max_us", m.key()),
-                    json!(row[m as usize] as f64 / 1e3),
-                );
-            }
-            serde_json::Value::Object(o)
-        })
-        .collect();
-    json!({
-        "link": link,
-        "cycle_us": period as f64 / 1e3,
-        "elapsed_s": elapsed,
-        "cycles": c.cycles,
-        "overruns": c.overruns,
-        "incomplete_returns": c.incomplete_returns,
-        "domain_incomplete_cycles": incomplete,
-        "figures": figures,
-        "per_minute_worst": minutes,
-        "frames": {
-            "sent": cy.frames_sent, "received": cy.frames_received, "lost": cy.frames_lost,
-            "late": cy.frames_late, "duplicated": cy.frames_duplicated, "corrupted": cy.frames_corrupted,
-            "fixed_wkc_mismatches": cy.fixed_wkc_mismatches,
-        },
-        "acyclic": { "datagrams": en.datagrams_sent, "resent": en.resent, "failed": en.failed, "unmatched": en.unmatched },
-        "link_counters": { "tx": lk.tx_frames, "rx": lk.rx_frames, "ignored": lk.rx_ignored, "tx_errors": lk.tx_errors },
-        "domains": rt.domains().iter().map(|d| json!({
-            "index": d.index, "outputs": d.outputs_len, "inputs": d.inputs_len,
-            "expected_wkc": d.expected_wkc(), "state": d.state().name(),
-        })).collect::<Vec<_>>(),
-    })
 }
