@@ -18,7 +18,8 @@ Design:
     directory (ECAT_CONTROL_DIR) belong to that user, everything it loads is world-readable.
   * rtapi_app runs on as a daemon holding its stderr: the first halcmd's output goes to a
     log file (a pipe would never reach end of file).
-  * The master's link comes from ECAT_MASTER0 (libethercat's link_config), and rtapi_app
+  * The master's link comes from ECAT_MASTER0 or a configuration file in /etc/ecat.conf's
+    format named by ECAT_CONF (libethercat's link_config), and rtapi_app
     finds the library through LD_LIBRARY_PATH: a root caller is not a setuid caller to ld.so.
 - Only one LinuxCNC realtime can run on a machine (shared memory keys, `ps -C rtapi_app`):
   `unavailable_reason` refuses to start beside one.
@@ -125,9 +126,11 @@ def linked_library(b: LcecBuild, binary: Path) -> str:
 
 
 class HalSession:
-    """One LinuxCNC session: lcec_conf + lcec + a 1 ms thread, on master 0's `link`."""
+    """One LinuxCNC session: lcec_conf + lcec + a 1 ms thread, on master 0's `link` (given in
+    the environment, or with `conf_file` in an ecat.conf file as /etc/ecat.conf holds it)."""
 
-    def __init__(self, build: LcecBuild, link: str, period_ns: int = 1_000_000) -> None:
+    def __init__(self, build: LcecBuild, link: str, period_ns: int = 1_000_000,
+                 conf_file: bool = False) -> None:
         self.b = build
         self.dir = Path(tempfile.mkdtemp(prefix="ecat-hal-"))
         self.dir.chmod(0o755)
@@ -144,9 +147,19 @@ class HalSession:
             HAL_RTMOD_DIR=str(RTLIB),
             PATH=f"{build.bindir}:/usr/bin:{os.environ.get('PATH', '/bin')}",
             LD_LIBRARY_PATH=str(build.prefix / "lib"),
-            ECAT_MASTER0=link,
             ECAT_CONTROL_DIR=str(self.run_dir / "ctl"),
         )
+        for k in ("ECAT_MASTER0", "ECAT_INTERFACE", "ECAT_CONF"):
+            self.env.pop(k, None)
+        if conf_file:
+            # As /etc/ecat.conf would name it (ECAT_CONF points the library at this copy),
+            # read by rtapi_app as RTAPI_UID's user.
+            conf = self.dir / "ecat.conf"
+            conf.write_text(f"# master 0 of the lcec test\nMASTER0_DEVICE=\"{link}\"\n")
+            conf.chmod(0o644)
+            self.env["ECAT_CONF"] = str(conf)
+        else:
+            self.env["ECAT_MASTER0"] = link
         self.started = False
 
     def halcmd(self, *args: str, timeout: float = 20.0) -> subprocess.CompletedProcess:

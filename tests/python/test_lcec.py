@@ -101,8 +101,8 @@ def hal(lcec):
     """start(link, xml) runs one LinuxCNC session with lcec; stopped at the end."""
     sessions = []
 
-    def start(link: str, xml: str) -> HalSession:
-        s = HalSession(lcec, link, PERIOD_NS)
+    def start(link: str, xml: str, conf_file: bool = False) -> HalSession:
+        s = HalSession(lcec, link, PERIOD_NS, conf_file)
         sessions.append(s)
         s.start(xml)
         return s
@@ -210,12 +210,13 @@ def test_digital_terminals(lcec, served, hal):
 
 def test_analog_terminals(lcec, served, hal):
     """(b) EL3102 and EL4132 (the simulator's catalogue) and an EL4102 built from Beckhoff's
-    ESI, whose fixed mapping has other entry names than the ones lcec asks for."""
+    ESI, whose fixed mapping has other entry names than the ones lcec asks for. The link is
+    named in an ecat.conf file (MASTER0_DEVICE=, as in /etc/ecat.conf), not the environment."""
     net, link = served(network("EK1100", "EL3102", "EL4132", "esi:Beckhoff_EL4xxx.xml:EL4102"))
     s = hal(link, masters('<slave idx="0" type="EK1100" name="ek"/>',
                           '<slave idx="1" type="EL3102" name="ain"/>',
                           '<slave idx="2" type="EL4132" name="aout"/>',
-                          '<slave idx="3" type="EL4102" name="aout2"/>'))
+                          '<slave idx="3" type="EL4102" name="aout2"/>'), conf_file=True)
     wait_op(s, net, ["ek", "ain", "aout", "aout2"])
     for raw0, raw1 in ((16383, -8192), (-32767, 1000)):
         net.set_inputs(1, struct.pack("<BhBh", 0, raw0, 0, raw1))
