@@ -87,7 +87,7 @@ pub fn veth_peer(ifname: &str) -> Option<String> {
 pub fn link_iface(link_name: &str) -> Option<String> {
     match super::LinkSpec::parse(link_name).ok()? {
         super::LinkSpec::Raw(i) | super::LinkSpec::Mmap(i) | super::LinkSpec::Xdp(i) => Some(i),
-        super::LinkSpec::Sim(_) => None,
+        super::LinkSpec::Sim(_) | super::LinkSpec::Dpdk(_) => None,
     }
 }
 

@@ -6,7 +6,8 @@
 //! short name that every front end accepts the same way ([`open`]): `eth0` or `raw:eth0`, and
 //! `sim:io` or `sim:path/net.toml`.
 //! [`mmap`] (AF_PACKET with TPACKET rings, `mmap:eth0`) and [`xdp`] (AF_XDP, `xdp:eth0`) are
-//! the faster socket links.
+//! the faster socket links. [`dpdk`] (`dpdk:PORT`, with the `dpdk` feature) drives a port
+//! through DPDK's poll-mode drivers.
 //!
 //! Receiving never allocates: the caller passes the buffer.
 //!
@@ -18,6 +19,7 @@
 //! [`open_with`] with [`LinkOptions`].
 
 pub mod capture;
+pub mod dpdk;
 pub mod faults;
 pub mod iface;
 pub mod loss;
@@ -122,6 +124,8 @@ pub enum LinkSpec {
     Xdp(String),
     /// In-process simulated network: preset name or network file path.
     Sim(String),
+    /// A DPDK port: PCI address, virtual device with arguments, or port name ([`dpdk`]).
+    Dpdk(String),
 }
 
 impl LinkSpec {
@@ -144,9 +148,12 @@ impl LinkSpec {
             Some(("mmap", ifname)) if !ifname.is_empty() => Ok(LinkSpec::Mmap(ifname.to_string())),
             Some(("xdp", ifname)) if !ifname.is_empty() => Ok(LinkSpec::Xdp(ifname.to_string())),
             Some(("sim", net)) if !net.is_empty() => Ok(LinkSpec::Sim(net.to_string())),
-            Some(("raw" | "mmap" | "xdp" | "sim", _)) => Err(bad("nothing follows the colon")),
+            Some(("dpdk", port)) if !port.is_empty() => Ok(LinkSpec::Dpdk(port.to_string())),
+            Some(("raw" | "mmap" | "xdp" | "sim" | "dpdk", _)) => {
+                Err(bad("nothing follows the colon"))
+            }
             Some((kind, _)) => Err(bad(&format!(
-                "unknown link type '{kind}'; use IFACE, raw:IFACE, mmap:IFACE, xdp:IFACE or sim:NETWORK"
+                "unknown link type '{kind}'; use IFACE, raw:IFACE, mmap:IFACE, xdp:IFACE, dpdk:PORT or sim:NETWORK"
             ))),
             None => Ok(LinkSpec::Raw(spec_t.to_string())),
         }
@@ -190,6 +197,8 @@ impl LinkOptions {
         let Some((_, opts)) = spec.trim().split_once('?') else {
             return Ok(o);
         };
+        // `eal=` (dpdk: links) takes the rest of the name; the dpdk link reads it itself.
+        let (opts, _eal) = dpdk::split_eal(opts);
         for w in opts.split(',').map(str::trim).filter(|w| !w.is_empty()) {
             match w {
                 "busy" | "poll" | "busypoll" => o.recv_mode = RecvMode::BusyPoll,
@@ -219,6 +228,7 @@ pub fn open_with(spec: &str, opts: LinkOptions) -> Result<Box<dyn Link>> {
         LinkSpec::Raw(ifname) => Ok(Box::new(raw::RawSocket::open_with(&ifname, opts)?)),
         LinkSpec::Mmap(ifname) => Ok(Box::new(mmap::MmapSocket::open_with(&ifname, opts)?)),
         LinkSpec::Xdp(ifname) => Ok(Box::new(xdp::XdpSocket::open_with(&ifname, opts)?)),
+        LinkSpec::Dpdk(port) => dpdk::open(spec, &port, opts),
         #[cfg(feature = "sim")]
         LinkSpec::Sim(net) => Ok(Box::new(sim::SimLink::open(&net)?)),
         #[cfg(not(feature = "sim"))]
