@@ -325,3 +325,33 @@ def test_cia402_drives_with_dc(lcec, served, hal):
                   "lcec.0.drv.srv-target-velocity", "lcec.0.drv.srv-actual-velocity")
     drive_follows(s, 1, "lcec.0.gdrv.controlword", "lcec.0.gdrv.statusword",
                   "lcec.0.gdrv.target-velocity", "lcec.0.gdrv.velocity")
+
+
+def test_configgen_output_runs(lcec, served, hal):
+    """(e) lcec's own configuration generator, lcec_configgen, which runs IgH's `ethercat`
+    tool (`slaves`, `sdos`, `pdos`, `upload`) and parses its output: here the `ethercat`
+    that install-capi.sh installs beside libethercat.so.1, on the bus without an application.
+    Its XML, unchanged, brings terminals and a CiA 402 drive (basic_cia402 with every mode
+    the drive lists) to OP under lcec."""
+    ethercat = lcec.prefix / "bin" / "ethercat"
+    need(None if ethercat.exists() else f"{ethercat} is not installed (cargo build --release -p ecat-cli)")
+    net, link = served(network("EK1100", "EL2008", "EL1018", "EL4132", "EL3102", "ECAT-SERVO-402"))
+    env = dict(os.environ, PATH=f"{ethercat.parent}:{os.environ.get('PATH', '/usr/bin')}",
+               LD_LIBRARY_PATH=str(lcec.prefix / "lib"), ECAT_MASTER0=link,
+               ECAT_CONTROL_DIR=tempfile.mkdtemp(prefix="ecat-noapp-"))
+    try:
+        p = subprocess.run([lcec.bindir / "lcec_configgen"], env=env, capture_output=True, text=True,
+                           timeout=300, stdin=subprocess.DEVNULL)
+    finally:
+        shutil.rmtree(env["ECAT_CONTROL_DIR"], ignore_errors=True)
+    assert p.returncode == 0, f"lcec_configgen failed (exit {p.returncode}):\n{p.stdout}{p.stderr[-3000:]}"
+    xml = p.stdout
+    types = [ln.split('type="')[1].split('"')[0] for ln in xml.splitlines() if "<slave " in ln]
+    assert types == ["EK1100", "EL2008", "EL1018", "EL4132", "EL3102", "basic_cia402"], xml
+    s = hal(link, xml)
+    names = [f"D{k}" for k in range(1, 7)]
+    wait_op(s, net, names)
+    net.set_inputs(2, b"\x66")
+    s.wait_for("EL1018 inputs 0x66 on D3's din pins", lambda: bits_of(s, "lcec.0.D3.din") == 0x66)
+    set_bits(s, "lcec.0.D2.dout", 0x99)
+    s.wait_for("EL2008 applies 0x99 set on D2's dout pins", lambda: net.outputs(1) == b"\x99")
