@@ -7,10 +7,13 @@ Each configuration is an lcec XML file and the usual HAL file (`loadusr -W lcec_
 lcec`, a 1 ms thread with `lcec.read-all`/`lcec.write-all`, `start`); the master's link is one
 end of a veth pair (ECAT_MASTER0=raw:...), the simulated network is served from this process on
 the other end, so a test sets the devices' inputs and reads the outputs they apply while lcec
-runs. Checked for every configuration: every slave in OP (lcec's slave-oper and
-slave-state-op pins, all-op), HAL pins following the simulated inputs, outputs set with
-`halcmd setp` reaching the devices; for the CiA 402 drives (with DC) the statusword following
-the controlword and the actual velocity following the commanded one.
+runs. Configurations: (a) digital terminals, (b) analog terminals, (c) lcec's generic PDO
+configuration in two sync units, (d) CiA 402 drives with DC, (e) the XML lcec_configgen writes
+from our `ethercat` tool. Checked for each: every slave in OP (lcec's slave-oper,
+slave-state-op and all-op pins, every domain's working counter complete, the simulated
+devices' AL status), HAL pins following the simulated inputs, outputs set with `halcmd setp`
+reaching the devices; for the drives the statusword following the controlword, the actual
+velocity following the commanded one and SYNC0 programmed.
 
 Needs root (rtapi_app as root with RTAPI_UID, the veth pair; CI is root), Debian's
 linuxcnc-uspace-dev and libexpat1-dev (scripts/test.sh installs them) and the release build's
