@@ -183,7 +183,8 @@ def test_lcec_builds_against_libethercat(lcec):
 
 
 def test_digital_terminals(lcec, served, hal):
-    """(a) EK1100, EL2008, EL1018, EL1008 with lcec's own drivers."""
+    """(a) EK1100, EL2008, EL1018, EL1008 with lcec's own drivers; the EL2008 unplugged and
+    plugged back in while lcec runs."""
     net, link = served(network("EK1100", "EL2008", "EL1018", "EL1008"))
     s = hal(link, masters('<slave idx="0" type="EK1100" name="ek"/>',
                           '<slave idx="1" type="EL2008" name="dout"/>',
@@ -200,6 +201,15 @@ def test_digital_terminals(lcec, served, hal):
     for value in (0x96, 0x41):
         set_bits(s, "lcec.0.dout.dout", value)
         s.wait_for(f"EL2008 applies 0x{value:02x}", lambda: net.outputs(1) == bytes([value]))
+    # A terminal pulled out and put back powered down: lcec sees it go and come back, and it
+    # is configured again to OP without restarting LinuxCNC.
+    net.unplug(1)
+    s.wait_for("EL2008 unplugged: slave-online FALSE, 3 responding",
+               lambda: not s.getb("lcec.0.dout.slave-online") and s.getp("lcec.0.slaves-responding") == "3")
+    net.replug(1, True)
+    wait_op(s, net, ["ek", "dout", "din", "din8"])
+    set_bits(s, "lcec.0.dout.dout", 0x18)
+    s.wait_for("EL2008 back: applies 0x18", lambda: net.outputs(1) == b"\x18")
     # IgH's tool path: the ecat tool asks the running lcec through master 0's control socket.
     tool = Path(os.environ.get("ECAT_BIN") or lcec_rig.REPO / "target" / "release" / "ecat")
     need(None if tool.is_file() else f"{tool} is not built (cargo build --release -p ecat-cli)")
