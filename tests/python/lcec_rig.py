@@ -52,9 +52,17 @@ def _run(argv, timeout: float = 60.0, **kw) -> subprocess.CompletedProcess:
 
 
 def rtapi_running() -> bool:
-    """Whether some LinuxCNC realtime (a live rtapi_app) runs on this machine."""
-    p = _run(["ps", "-C", "rtapi_app", "-o", "stat="])
-    return any(not s.startswith("Z") for s in p.stdout.split())
+    """Whether some LinuxCNC realtime (a live rtapi_app, not a zombie) runs on this machine."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        # "PID (COMM) STATE ...": the name is between the first "(" and the last ")".
+        name = text[text.find("(") + 1:text.rfind(")")]
+        if name == "rtapi_app" and text[text.rfind(")") + 2:][:1] != "Z":
+            return True
+    return False
 
 
 def unavailable_reason() -> str | None:
