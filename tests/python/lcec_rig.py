@@ -107,8 +107,7 @@ def build_lcec(root: Path) -> LcecBuild:
     if p.returncode != 0:
         raise RuntimeError(f"scripts/install-capi.sh failed:\n{p.stdout[-2000:]}{p.stderr[-2000:]}")
     shutil.copytree(LCEC_SRC, b.src, ignore=shutil.ignore_patterns(".git", "*.o", "*.so", "config.mk"))
-    env = dict(os.environ, CPATH=str(b.prefix / "include"), LIBRARY_PATH=str(b.prefix / "lib"))
-    p = _run(["make", "-C", b.src, f"-j{min(os.cpu_count() or 1, 4)}"], timeout=1200, env=env)
+    p = _run(["make", "-C", b.src, f"-j{min(os.cpu_count() or 1, 4)}"], timeout=1200, env=make_env(b))
     if p.returncode != 0:
         raise RuntimeError(f"make in lcec's source failed (exit {p.returncode}):\n"
                            f"{p.stdout[-3000:]}{p.stderr[-3000:]}")
@@ -122,6 +121,13 @@ def build_lcec(root: Path) -> LcecBuild:
         if d.is_dir():
             d.chmod(0o755)
     return b
+
+
+def make_env(b: LcecBuild) -> dict:
+    """The environment lcec's Makefile runs in: gcc finds ecrt.h and -lethercat in the prefix,
+    programs it runs find libethercat.so.1 there."""
+    lib = str(b.prefix / "lib")
+    return dict(os.environ, CPATH=str(b.prefix / "include"), LIBRARY_PATH=lib, LD_LIBRARY_PATH=lib)
 
 
 def linked_library(b: LcecBuild, binary: Path) -> str:

@@ -169,8 +169,8 @@ def set_bits(s: HalSession, prefix: str, value: int) -> None:
 
 
 def test_lcec_builds_against_libethercat(lcec):
-    """lcec's own Makefile, unchanged, builds lcec.so and lcec_conf against our ecrt.h, and
-    every ecrt_ function lcec.so needs is one libethercat.so.1 defines."""
+    """lcec's own Makefile, unchanged, builds lcec.so and lcec_conf against our ecrt.h, every
+    ecrt_ function lcec.so needs is one libethercat.so.1 defines, and lcec's unit tests pass."""
     lib = lcec.prefix / "lib" / "libethercat.so.1"
     for binary in (lcec.bindir / "lcec.so", lcec.bindir / "lcec_conf"):
         assert linked_library(lcec, binary) == str(lib), f"{binary.name} does not load {lib}"
@@ -180,6 +180,13 @@ def test_lcec_builds_against_libethercat(lcec):
     defined = {ln.split()[-1].split("@")[0] for ln in nm("--defined-only", lib).splitlines()}
     assert len(needed) >= 30, needed
     assert needed <= defined, f"lcec needs ecrt functions libethercat lacks: {sorted(needed - defined)}"
+    # lcec's own unit tests (`make test`: CiA 402 options, lookups, module parameters), linked
+    # against libethercat.so.1 like lcec itself.
+    p = subprocess.run(["make", "-C", lcec.src, "test"], env=lcec_rig.make_env(lcec), capture_output=True,
+                       text=True, timeout=600, stdin=subprocess.DEVNULL)
+    out = p.stdout + p.stderr  # lcec's test programs report on stderr
+    assert p.returncode == 0 and out.count("All tests pass.") == 3 and "FAIL" not in out, \
+        f"lcec's make test (exit {p.returncode}):\n{out[-4000:]}"
 
 
 def test_digital_terminals(lcec, served, hal):
