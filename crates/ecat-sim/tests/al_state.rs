@@ -72,13 +72,17 @@ fn firmware_transitions_refusals_and_acknowledge() {
     assert_eq!(code(&mut bus, EL3102), 0x0016);
     assert_eq!(bus.al_request(EL3102, 0x11), 0x01, "INIT|ACK clears");
     assert_eq!(code(&mut bus, EL3102), 0);
-    mailbox_sms(&mut bus, EL3102, 0x1000, 0x1080, 64);
-    assert_eq!(bus.al_request(EL3102, 0x02), 0x11, "wrong mailbox length");
+    mailbox_sms(&mut bus, EL3102, 0x1000, 0x1080, 16);
+    assert_eq!(
+        bus.al_request(EL3102, 0x02),
+        0x11,
+        "mailbox shorter than 34 bytes"
+    );
     assert_eq!(code(&mut bus, EL3102), 0x0016);
     bus.al_request(EL3102, 0x11);
     // Start/length are locked while the SM is enabled: this rewrite changes nothing.
     mailbox_sms(&mut bus, EL3102, 0x1000, 0x1080, 128);
-    assert_eq!(bus.fprd16(EL3102, reg::SM0 + 2), 64);
+    assert_eq!(bus.fprd16(EL3102, reg::SM0 + 2), 16);
     bus.fpwr(EL3102, reg::SM0, &[0; 16]);
     mailbox_sms(&mut bus, EL3102, 0x1000, 0x1080, 128);
     assert_eq!(bus.al_request(EL3102, 0x02), 0x02);

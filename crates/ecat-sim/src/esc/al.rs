@@ -11,16 +11,14 @@
 //!   except INIT, which is carried out and, like every successful request, clears flag and
 //!   code. A request with the acknowledge bit is carried out as a normal request; one for the
 //!   current state clears flag and code.
-//! * **SyncManager checks.** INIT→PREOP and every request for PREOP check SM0/SM1 against the
-//!   SII mailbox (0x0016); INIT→BOOT the bootstrap mailbox (0x0015, 0x0013 without one);
-//!   every request for SAFEOP or OP (PREOP→SAFEOP, SAFEOP→OP, OP→SAFEOP, SAFEOP→SAFEOP,
-//!   OP→OP) checks the mailbox and then the process-data SMs against the PDO sizes (0x001D
-//!   outputs, 0x001E inputs: start, length = the size of the current PDO assignment in the
-//!   object dictionary for CoE devices, else of the SII PDOs, mode/direction of the control
-//!   byte, enabled, and no other enabled SM inside its 3-buffer area). A failed check drops
-//!   the device to PREOP+ERR (to INIT+ERR for 0x0016, or when it was in INIT). FMMUs are not
-//!   checked: no solid source names a refusal code (0x002D/0x002E are legacy names the
-//!   sources disagree on).
+//! * **SyncManager checks** (module `smcheck`, the SSC's rules): INIT→PREOP and every request
+//!   for PREOP check SM0/SM1 against the SII mailbox (0x0016); INIT→BOOT the bootstrap
+//!   mailbox (0x0015, 0x0013 without one); every request for SAFEOP or OP (PREOP→SAFEOP,
+//!   SAFEOP→OP, OP→SAFEOP, SAFEOP→SAFEOP, OP→OP) checks the mailbox and then the
+//!   process-data SMs against the PDO sizes (0x001E inputs, 0x001D outputs). A failed check
+//!   drops the device to PREOP+ERR (to INIT+ERR for 0x0016, or when it was in INIT). FMMUs
+//!   are not checked: no solid source names a refusal code (0x002D/0x002E are legacy names
+//!   the sources disagree on).
 //! * **DC SYNC check.** PREOP→SAFEOP on a device whose SII DC operating modes all need SYNC
 //!   signals (AssignActivate high byte, e.g. 0x0300 = cyclic unit + SYNC0; no free-run or
 //!   SM-synchronous mode) also checks DC activation 0x0981: it must switch on at least the
@@ -51,10 +49,11 @@
 //! the MainDevice's writes count and make the outputs valid, but the device applies outputs
 //! only in OP (see the `io` module).
 
+use super::smcheck::MailboxLimits;
 use super::Esc;
-use crate::sii_info::{MailboxArea, SmKind, DC_SYNC_BITS};
+use crate::sii_info::{SmKind, DC_SYNC_BITS};
 use ecat_wire::al::{AlState, AlStatus, AlStatusCode};
-use ecat_wire::register::{self as reg, sm_control};
+use ecat_wire::register as reg;
 
 /// How long a device with firmware waits by default in SAFEOP for its first outputs after an
 /// OP request before it refuses with 0x001B: the SSC's 9000 ms less 10 %.
@@ -67,6 +66,11 @@ pub(crate) struct Esm {
     pub op_deadline: Option<u64>,
     /// How long a SAFEOP→OP request waits for the first outputs (ns).
     pub op_timeout_ns: u64,
+    /// Where the SMs started when SAFEOP was entered (the SSC's stored process-data
+    /// addresses, checked on every request within SAFEOP/OP).
+    pub pd_start: [u16; 16],
+    /// Mailbox sizes the firmware accepts (see `smcheck`).
+    pub mbx_limits: MailboxLimits,
 }
 
 impl Default for Esm {
@@ -74,6 +78,8 @@ impl Default for Esm {
         Esm {
             op_deadline: None,
             op_timeout_ns: DEFAULT_SAFEOP_OP_TIMEOUT_MS * 1_000_000,
+            pd_start: [0; 16],
+            mbx_limits: MailboxLimits::default(),
         }
     }
 }
@@ -161,11 +167,11 @@ impl Esc {
             }
             (PreOp, SafeOp) => self
                 .check_mailbox(std_mbx, AlStatusCode::INVALID_MAILBOX)
-                .and_then(|()| self.check_process_data())
+                .and_then(|()| self.check_process_data(false))
                 .and_then(|()| self.check_dc_sync()),
             (SafeOp | Op, SafeOp | Op) => self
                 .check_mailbox(std_mbx, AlStatusCode::INVALID_MAILBOX)
-                .and_then(|()| self.check_process_data()),
+                .and_then(|()| self.check_process_data(true)),
             _ => return self.al_refuse(cur, AlStatusCode::INVALID_STATE_CHANGE),
         };
         if let Err(code) = checked {
@@ -226,6 +232,7 @@ impl Esc {
         let from = self.al_status().state();
         if state == AlState::SafeOp && from == Some(AlState::PreOp) {
             self.io_relayout();
+            self.pd_starts_fixed();
         }
         if state == AlState::SafeOp && from != Some(AlState::SafeOp) {
             self.outputs_lost();
@@ -233,66 +240,6 @@ impl Esc {
         self.sm_pdi_enable(closed & !open, false);
         self.sm_pdi_enable(open, true);
         self.set_al_status(AlStatus::new(state, code != 0).0, Some(code));
-    }
-
-    /// SM0/SM1 must be enabled with the SII's start, length and mailbox-mode direction.
-    /// (The event/watchdog bits 4–6 of the control byte are not compared.)
-    fn check_mailbox(
-        &self,
-        area: Option<MailboxArea>,
-        code: AlStatusCode,
-    ) -> Result<(), AlStatusCode> {
-        let Some(a) = area else {
-            return Ok(());
-        };
-        let (s0, s1) = (self.sm(0), self.sm(1));
-        let mode_out = sm_control::MODE_MAILBOX | sm_control::DIR_WRITE;
-        let mode_in = sm_control::MODE_MAILBOX | sm_control::DIR_READ;
-        let ok = s0.enabled()
-            && s0.start == a.rx_start
-            && s0.length == a.rx_len
-            && s0.control & 0x0F == mode_out
-            && s1.enabled()
-            && s1.start == a.tx_start
-            && s1.length == a.tx_len
-            && s1.control & 0x0F == mode_in;
-        if ok {
-            Ok(())
-        } else {
-            Err(code)
-        }
-    }
-
-    /// Every process-data SM the SII assigns PDOs to must be enabled with the SII start, the
-    /// mode/direction of the SII control byte and the length of its PDOs.
-    fn check_process_data(&self) -> Result<(), AlStatusCode> {
-        for (i, s) in self
-            .info
-            .sms
-            .iter()
-            .enumerate()
-            .take(self.shape.sms as usize)
-        {
-            let code = match s.kind {
-                SmKind::Outputs => AlStatusCode::INVALID_OUTPUT_CONFIG,
-                SmKind::Inputs => AlStatusCode::INVALID_INPUT_CONFIG,
-                _ => continue,
-            };
-            let bytes = self.pdo_bytes(i as u8, s.pdo_bits) as u32;
-            if bytes == 0 {
-                continue;
-            }
-            let r = self.sm(i as u8);
-            let ok = r.enabled()
-                && r.start == s.start
-                && r.length as u32 == bytes
-                && r.control & 0x0F == s.control & 0x0F
-                && !self.sm_overlaps_buffers(i as u8);
-            if !ok {
-                return Err(code);
-            }
-        }
-        Ok(())
     }
 
     /// PREOP→SAFEOP on a device that needs DC sync (its SII lists DC operating modes and
@@ -312,17 +259,5 @@ impl Esc {
         } else {
             Err(AlStatusCode::INVALID_DC_SYNC_CONFIG)
         }
-    }
-
-    /// Another enabled SM reaches into the 3-buffer area of SM `n`.
-    fn sm_overlaps_buffers(&self, n: u8) -> bool {
-        let s = self.sm(n);
-        let (lo, hi) = (s.start as u32, s.start as u32 + 3 * s.length as u32);
-        (0..self.shape.sms).filter(|&m| m != n).any(|m| {
-            let o = self.sm(m);
-            let k = if o.is_mailbox() { 1 } else { 3 };
-            let (olo, ohi) = (o.start as u32, o.start as u32 + k * o.length as u32);
-            o.enabled() && o.length > 0 && olo < hi && lo < ohi
-        })
     }
 }

@@ -25,6 +25,7 @@ mod process;
 pub(crate) mod route;
 pub use mailbox::OUTBOX_LIMIT;
 pub mod regmap;
+mod smcheck;
 mod syncman;
 mod watchdog;
 
@@ -36,6 +37,7 @@ use regmap::MapShape;
 pub use al::DEFAULT_SAFEOP_OP_TIMEOUT_MS;
 pub use dc::{DcClock, FramePassage};
 pub use process::DatagramOutcome;
+pub use smcheck::{MailboxLimits, MIN_MAILBOX_SIZE};
 
 /// The controller chip: identification registers and sizes (registers 0x0000–0x0009) and
 /// the behaviour that differs between chips. Profiles of real chips are in [`chips`].

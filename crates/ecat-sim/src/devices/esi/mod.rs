@@ -29,9 +29,11 @@ pub mod od;
 
 use crate::coe::od::Object;
 use crate::coe::Od;
-use crate::esc::{Behaviour, Esc, EscChip};
+use crate::esc::{Behaviour, Esc, EscChip, MailboxLimits};
 use crate::sii_info::SiiError;
-use ecat_config::{build_sii_detailed, Device, DeviceLibrary, DeviceRef, PdoContent, SiiOptions};
+use ecat_config::{
+    build_sii_detailed, esi::SmKind, Device, DeviceLibrary, DeviceRef, PdoContent, SiiOptions,
+};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -65,6 +67,7 @@ pub struct Template {
     pub sii_pdos: PdoContent,
     sii: Vec<u8>,
     od: Option<(Od, bool)>,
+    mbx_limits: MailboxLimits,
 }
 
 impl Template {
@@ -88,6 +91,7 @@ impl Template {
                 sii_pdos: PdoContent::None,
                 sii: Vec::new(),
                 od: None,
+                mbx_limits: MailboxLimits::default(),
             });
         }
         let opts = SiiOptions {
@@ -125,6 +129,7 @@ impl Template {
             sii_pdos: built.pdos,
             sii: built.image,
             od,
+            mbx_limits: mailbox_limits(dev),
         })
     }
 
@@ -162,11 +167,24 @@ impl Template {
             }
             esc.set_object_dictionary(od, *ca);
         }
+        esc.set_mailbox_limits(self.mbx_limits);
         esc.set_behaviour(match self.behaviour {
             BehaviourKind::Walking => Box::new(WalkingInputs::default()),
             BehaviourKind::Drive => Box::new(super::drive::Drive::default()),
         });
         Ok(esc)
+    }
+}
+
+/// The mailbox sizes the device accepts: its ESI's `MinSize`/`MaxSize` of the mailbox SMs.
+fn mailbox_limits(dev: &Device) -> MailboxLimits {
+    let of = |kind| {
+        dev.sm_of(&kind)
+            .map_or((None, None), |(_, sm)| (sm.min_size, sm.max_size))
+    };
+    MailboxLimits {
+        rx: of(SmKind::MBoxOut),
+        tx: of(SmKind::MBoxIn),
     }
 }
 
