@@ -11,6 +11,11 @@ own process so a crash in the C library cannot take the test session down.
 --dc-sync POS=ACT runs config_dc and activates SYNC0 every period before the process data is
 mapped (SOEM's config_map requests SAFEOP), with SYNC1 too when ACT (the AssignActivate high
 byte the device asks for, e.g. 0x03 or 0x07) has bit 2.
+
+--amend POS=BOX:START:SIZE moves a mailbox the way SOEM users do (`amend_mbx`, BOX `out` or
+`in`): after config_init the SubDevice goes back to INIT, gets the new SM0/SM1 settings,
+is requested to PREOP again and must answer an SDO upload of 0x1018:01 (its vendor id,
+reported as "amended": {POS: vendor}) before the process data is mapped.
 """
 
 from __future__ import annotations
@@ -23,6 +28,33 @@ import time
 import pysoem
 
 
+def amend(m: pysoem.Master, specs: list[str]) -> dict:
+    """Move the mailboxes of `specs` (POS=BOX:START:SIZE) in INIT, back to PREOP, read an SDO."""
+    moves: dict[int, list[tuple[str, int, int]]] = {}
+    for spec in specs:
+        pos, rest = spec.split("=")
+        box, start, size = rest.split(":")
+        moves.setdefault(int(pos), []).append((box, int(start, 0), int(size, 0)))
+    out = {}
+    for pos, boxes in moves.items():
+        s = m.slaves[pos]
+        s.state = pysoem.INIT_STATE
+        s.write_state()
+        if s.state_check(pysoem.INIT_STATE, 2_000_000) != pysoem.INIT_STATE:
+            raise SystemExit(f"SubDevice {pos} did not go back to INIT")
+        for box, start, size in boxes:
+            s.amend_mbx(box, start, size)
+        s.state = pysoem.PREOP_STATE
+        s.write_state()
+        st = s.state_check(pysoem.PREOP_STATE, 2_000_000)
+        if st != pysoem.PREOP_STATE:
+            m.read_state()
+            code = s.al_status
+            raise SystemExit(f"SubDevice {pos}: PREOP refused, state {st:#x}, code {code:#06x}")
+        out[pos] = int.from_bytes(s.sdo_read(0x1018, 1), "little")
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("iface")
@@ -30,6 +62,7 @@ def main() -> int:
     ap.add_argument("--out", action="append", default=[], help="POS=HEX outputs to write")
     ap.add_argument("--period-us", type=int, default=1000)
     ap.add_argument("--dc-sync", action="append", default=[], help="POS=ACT: activate SYNC0")
+    ap.add_argument("--amend", action="append", default=[], help="POS=BOX:START:SIZE")
     args = ap.parse_args()
     outs = {}
     for o in args.out:
@@ -41,6 +74,8 @@ def main() -> int:
     res: dict = {}
     try:
         res["count"] = m.config_init()
+        if args.amend:
+            res["amended"] = amend(m, args.amend)
         if args.dc_sync:
             res["dc"] = bool(m.config_dc())
             for d in args.dc_sync:
