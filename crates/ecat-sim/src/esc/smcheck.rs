@@ -23,7 +23,8 @@
 //!   enabled SM may reach into the area of another: inputs into the mailbox or other inputs
 //!   (0x001E), outputs into anything (0x001D).
 //!   Deviation: the SSC also accepts 1-buffer (mailbox mode) process data; the device model
-//!   exchanges process data through 3 buffers only, so such an SM is refused here.
+//!   exchanges process data through 3 buffers, so 1-buffer mode is accepted only where the
+//!   SII's control byte asks for it.
 
 use super::Esc;
 use crate::sii_info::{MailboxArea, SmKind};
@@ -139,8 +140,9 @@ impl Esc {
     }
 
     fn pd_sm_settings_ok(&self, n: u8, kind: SmKind, in_safeop: bool) -> bool {
-        let bits = self.info.sms[n as usize].pdo_bits;
-        let bytes = self.pdo_bytes(n, bits);
+        let sii = self.info.sms[n as usize];
+        let bytes = self.pdo_bytes(n, sii.pdo_bits);
+        let sii_mode = sii.control & sm_control::MODE_MASK;
         let r = self.sm(n);
         if !r.enabled() {
             return r.length == 0 && bytes == 0;
@@ -157,7 +159,7 @@ impl Esc {
         r.length != 0
             && r.length as usize == bytes
             && r.control & sm_control::DIR_MASK == dir
-            && !r.is_mailbox()
+            && (!r.is_mailbox() || sii_mode == sm_control::MODE_MAILBOX)
             && placed
     }
 
