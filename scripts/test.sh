@@ -140,8 +140,9 @@ step_failed() { FAILED=$((FAILED + 1)); }
 # ---------------------------------------------------------------------------
 # linuxcnc-uspace-dev + libexpat1-dev + make: tests/python/test_lcec.py builds LinuxCNC's EtherCAT
 # driver (halcompile) against libethercat.so.1 and runs it under halcmd/rtapi_app.
+# libdpdk-dev: the dpdk link (cargo feature `dpdk`) and its tests, step (g).
 APT_PKGS=(tshark iproute2 python3-venv ethtool rt-tests gcc cmake pkg-config valgrind
-    linuxcnc-uspace-dev libexpat1-dev make)
+    linuxcnc-uspace-dev libexpat1-dev make libdpdk-dev)
 APT_UPDATED=0
 
 pkg_installed() {
@@ -409,7 +410,36 @@ SKIPPED=$((SKIPPED + ${ps:-0}))
 if [ "$prc" -ne 0 ] && [ "$prc" -ne 5 ] && [ "${pf:-0}" -eq 0 ]; then step_failed; fi
 
 # ---------------------------------------------------------------------------
-# (g) Summary
+# (g) The dpdk link (cargo feature `dpdk` over Debian's libdpdk-dev) and its veth tests
+# ---------------------------------------------------------------------------
+# Built on its own so the workspace builds without DPDK; after pytest, because building
+# ecat-cli with the feature replaces target/release/ecat (the tests above used the plain one).
+if ! pkg-config --exists libdpdk 2>/dev/null; then
+    announce "[dpdk] skipped"
+    note "DPDK's development files (libdpdk-dev) are not installed and could not be, so the dpdk link is neither built nor tested"
+    record dpdk skipped 0
+    SKIPPED=$((SKIPPED + 1))
+else
+    dpdk_failed=0
+    run_step dpdk 1500 bash -c 'cargo test --release -p ecat --features dpdk --test dpdk_veth &&
+        cargo test --release -p ecat-cli --features dpdk --test dpdk_cli' || dpdk_failed=1
+    read -r dp df di < <(sed 's/\x1b\[[0-9;]*m//g' "$LOG_DIR/dpdk.log" |
+        awk '/^test result: /{
+                for (i = 1; i <= NF; i++) {
+                    if ($(i+1) ~ /^passed/) p += $i
+                    if ($(i+1) ~ /^failed/) f += $i
+                    if ($(i+1) ~ /^ignored/) g += $i
+                }
+             } END { printf "%d %d %d\n", p, f, g }')
+    note "dpdk: $dp passed, $df failed, $di ignored"
+    PASSED=$((PASSED + dp))
+    FAILED=$((FAILED + df))
+    SKIPPED=$((SKIPPED + di))
+    if [ "$dpdk_failed" -eq 1 ] && [ "$df" -eq 0 ]; then step_failed; fi
+fi
+
+# ---------------------------------------------------------------------------
+# (h) Summary
 # ---------------------------------------------------------------------------
 print_summary
 if [ "$FAILED" -gt 0 ] || [ "${#FAILED_STEPS[@]}" -gt 0 ]; then

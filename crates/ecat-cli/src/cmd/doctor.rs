@@ -10,7 +10,8 @@ use serde_json::json;
 /// Options of `ecat doctor`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Network interface for EtherCAT: also check its interrupts, coalescing and XDP support
+    /// Network interface for EtherCAT: also check its interrupts, coalescing and XDP support;
+    /// or a DPDK port (dpdk:0000:03:00.0): check the IOMMU, its vfio-pci binding and hugepages
     #[arg(short = 'i', long = "interface", value_name = "IFACE")]
     iface: Option<String>,
     /// Print JSON for scripts

@@ -4,7 +4,9 @@
 //! Each check gives a [`Finding`]: `OK`, `WARN` (works, but costs jitter), `MISSING` (a
 //! prerequisite of deterministic timing is absent) or `INFO` (cannot be judged, e.g. without an
 //! interface). Checks read `/proc` and `/sys`, and try what can only be known by trying
-//! (SCHED_FIFO on a short-lived thread, opening an AF_PACKET socket). Nothing is changed. The
+//! (SCHED_FIFO on a short-lived thread, opening an AF_PACKET socket). For a DPDK port
+//! (`-i dpdk:PCI`) the NIC checks give way to what DPDK needs ([`dpdk_checks`]: IOMMU,
+//! vfio-pci binding, hugepages). Nothing is changed. The
 //! parsing is in small pure functions so it is tested on sample file contents.
 
 use std::collections::BTreeMap;
@@ -82,8 +84,10 @@ fn read_trim(path: impl AsRef<Path>) -> Option<String> {
 }
 
 mod checks;
+mod dpdk;
 mod parse;
 use checks::*;
+pub use dpdk::{dpdk_checks, parse_hugepages};
 pub use parse::*;
 
 // ---------------------------------------------------------------------------------------
@@ -115,6 +119,7 @@ pub fn run_checks(opts: &Options) -> Vec<Finding> {
         check_clocksource(),
     ];
     match &opts.iface {
+        Some(i) if i.starts_with("dpdk:") => v.extend(dpdk_checks(i)),
         Some(i) => {
             v.push(check_nic_irqs(i, &isolated));
             v.push(check_coalescing(i));
