@@ -13,6 +13,10 @@ use crate::error::{Error, Result};
 use crate::mailbox::sdo::SdoOp;
 use crate::maindevice::MainDevice;
 
+/// The most entries a mapping object, or PDOs an assignment object, holds (subindex 0 counts
+/// them in one byte); `write_ops` writes no more than these.
+pub const MAX_SUBINDEX: usize = 255;
+
 /// Assignment object of SyncManager `sm` (0x1C12 for SM2, 0x1C13 for SM3).
 pub fn assignment_object(sm: u8) -> u16 {
     0x1C10 + sm as u16
@@ -89,16 +93,20 @@ pub fn write_ops(config: &SubDeviceConfig) -> Vec<SdoOp> {
         ops.push(dl(obj, 0, vec![0]));
         for p in &s.pdos {
             ops.push(dl(p.index, 0, vec![0]));
-            for (j, e) in p.entries.iter().enumerate() {
+            for (j, e) in p.entries.iter().take(MAX_SUBINDEX).enumerate() {
                 let v = (e.index as u32) << 16 | (e.subindex as u32) << 8 | e.bits as u32;
                 ops.push(dl(p.index, j as u8 + 1, v.to_le_bytes().to_vec()));
             }
-            ops.push(dl(p.index, 0, vec![p.entries.len() as u8]));
+            ops.push(dl(
+                p.index,
+                0,
+                vec![p.entries.len().min(MAX_SUBINDEX) as u8],
+            ));
         }
-        for (i, p) in s.pdos.iter().enumerate() {
+        for (i, p) in s.pdos.iter().take(MAX_SUBINDEX).enumerate() {
             ops.push(dl(obj, i as u8 + 1, p.index.to_le_bytes().to_vec()));
         }
-        ops.push(dl(obj, 0, vec![s.pdos.len() as u8]));
+        ops.push(dl(obj, 0, vec![s.pdos.len().min(MAX_SUBINDEX) as u8]));
     }
     ops
 }

@@ -25,7 +25,7 @@
 
 use crate::config::{PdoConfig, SubDeviceConfig, SyncConfig};
 use crate::mailbox::sdo::SdoOp;
-use crate::pdo_coe::assignment_object;
+use crate::pdo_coe::{assignment_object, MAX_SUBINDEX};
 use crate::subdevice::SubDevice;
 use std::fmt::Write as _;
 
@@ -325,7 +325,16 @@ pub fn plan(
             stays: (assign_stays || map_stays) && current.is_some(),
         });
         let obj = assignment_object(sync.index);
-        let write_assign = assign_differs && may_assign;
+        // Subindex 0 counts in one byte: longer lists cannot be written.
+        let too_many = want_assign.len() > MAX_SUBINDEX;
+        if too_many && assign_differs && may_assign {
+            plan.warnings.push(format!(
+                "SM{} is given {} PDOs, more than an assignment object holds ({MAX_SUBINDEX}); its assignment is not written",
+                sync.index,
+                want_assign.len()
+            ));
+        }
+        let write_assign = assign_differs && may_assign && !too_many;
         let dl = |index: u16, subindex: u8, data: Vec<u8>| SdoOp::Download {
             index,
             subindex,
@@ -343,6 +352,14 @@ pub fn plan(
         }
         if may_map {
             for (p, _) in &maps_differ {
+                if p.entries.len() > MAX_SUBINDEX {
+                    plan.warnings.push(format!(
+                        "PDO 0x{:04X} is given {} entries, more than a mapping object holds ({MAX_SUBINDEX}); its mapping is not written",
+                        p.index,
+                        p.entries.len()
+                    ));
+                    continue;
+                }
                 let first = plan.ops.len();
                 let n = p.entries.len();
                 plan.ops.push(dl(p.index, 0, vec![0]));
@@ -386,6 +403,7 @@ pub fn plan(
     for k in to_end {
         plan.steps[k].skip_to = end;
     }
+    warnings.append(&mut plan.warnings);
     plan.warnings = warnings;
     plan
 }

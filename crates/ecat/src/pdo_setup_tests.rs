@@ -294,3 +294,35 @@ fn unknown_current_writes_everything_allowed() {
     assert!(p.warnings.is_empty());
     assert!(p.differences.iter().all(|d| !d.stays));
 }
+
+#[test]
+fn lists_longer_than_a_subindex_counts_are_not_written() {
+    let d = device(ALL);
+    let mut want = defaults();
+    want.sync[0].pdos[0].entries = vec![entry(0x7000, 1, 1); 256];
+    want.sync[1].pdos = (0..256)
+        .map(|k| PdoConfig {
+            index: 0x1A00 + k,
+            entries: vec![entry(0x6000, 1, 1)],
+        })
+        .collect();
+    let p = plan(&d, Some(&defaults()), &want);
+    assert!(
+        !objects(&p).iter().any(|o| o.0 == 0x1600 || o.0 == 0x1C13),
+        "{:?}",
+        objects(&p)
+    );
+    assert!(
+        p.warnings.iter().any(|w| w.contains("256 entries")),
+        "{:?}",
+        p.warnings
+    );
+    assert!(
+        p.warnings.iter().any(|w| w.contains("256 PDOs")),
+        "{:?}",
+        p.warnings
+    );
+    // ENI export's writer stops at 255 too.
+    let ops = crate::pdo_coe::write_ops(&want);
+    assert!(ops.iter().all(|o| matches!(o, SdoOp::Download { .. })));
+}
