@@ -413,7 +413,8 @@ if [ "$prc" -ne 0 ] && [ "$prc" -ne 5 ] && [ "${pf:-0}" -eq 0 ]; then step_faile
 # (g) The dpdk link (cargo feature `dpdk` over Debian's libdpdk-dev) and its veth tests
 # ---------------------------------------------------------------------------
 # Built on its own so the workspace builds without DPDK; after pytest, because building
-# ecat-cli with the feature replaces target/release/ecat (the tests above used the plain one).
+# ecat-cli and ecat-capi with the feature replaces target/release/ecat and libethercat.so.1
+# (the tests above used the plain ones). The C API's veth test runs veth_io.c over raw and dpdk.
 if ! pkg-config --exists libdpdk 2>/dev/null; then
     announce "[dpdk] skipped"
     note "DPDK's development files (libdpdk-dev) are not installed and could not be, so the dpdk link is neither built nor tested"
@@ -421,8 +422,9 @@ if ! pkg-config --exists libdpdk 2>/dev/null; then
     SKIPPED=$((SKIPPED + 1))
 else
     dpdk_failed=0
-    run_step dpdk 1500 bash -c 'cargo test --release -p ecat --features dpdk --test dpdk_veth &&
-        cargo test --release -p ecat-cli --features dpdk --test dpdk_cli' || dpdk_failed=1
+    run_step dpdk 1800 bash -c 'cargo test --release -p ecat --features dpdk --test dpdk_veth &&
+        cargo test --release -p ecat-cli --features dpdk --test dpdk_cli &&
+        cargo test --release -p ecat-capi --features dpdk --test veth' || dpdk_failed=1
     read -r dp df di < <(sed 's/\x1b\[[0-9;]*m//g' "$LOG_DIR/dpdk.log" |
         awk '/^test result: /{
                 for (i = 1; i <= NF; i++) {

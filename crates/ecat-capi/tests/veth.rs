@@ -2,7 +2,9 @@
 //! pair inside a network namespace (a thread here, SCHED_FIFO on CPU 1), and
 //! `tests/capi/veth_io.c`, built against the library, runs IgH's 1 kHz loop on the other end
 //! (`ECAT_MASTER0=raw:<iface>`) for 10,000 cycles after OP, each with a complete working
-//! counter. Needs root and iproute2; skipped with a sentence otherwise.
+//! counter. With the `dpdk` feature the same program runs on a DPDK port instead
+//! (`ECAT_MASTER0=dpdk:net_af_packet0,iface=<iface>`). Needs root and iproute2; skipped with a
+//! sentence otherwise.
 
 mod common;
 
@@ -16,6 +18,18 @@ use std::time::{Duration, Instant};
 
 #[test]
 fn c_program_10000_cycles_over_veth() {
+    veth_io("", |v| format!("raw:{}", v.near));
+}
+
+#[cfg(feature = "dpdk")]
+#[test]
+fn c_program_10000_cycles_over_dpdk() {
+    veth_io("d", |v| format!("dpdk:net_af_packet0,iface={}", v.near));
+}
+
+/// Run veth_io.c on the link `link` names (from the pair), against the simulator on the far
+/// end; `tag` keeps the pair's name apart from another test's.
+fn veth_io(tag: &str, link: impl Fn(&VethNs) -> String) {
     if !netns::is_root() {
         println!("skipped: needs root (veth pair and network namespace)");
         return;
@@ -23,7 +37,7 @@ fn c_program_10000_cycles_over_veth() {
     if common::missing(&["cc", "ip"]) {
         return;
     }
-    let v = match VethNs::create(&format!("ecapi{}", std::process::id() % 10000)) {
+    let v = match VethNs::create(&format!("ecapi{}{tag}", std::process::id() % 10000)) {
         Ok(v) => v,
         Err(e) => {
             println!("skipped: {e}");
@@ -62,7 +76,7 @@ fn c_program_10000_cycles_over_veth() {
     let src = common::workspace().join("tests/capi/veth_io.c");
     let exe = common::scratch("capi").join("veth_io");
     common::compile(&[src], &exe, &[]);
-    let link = format!("raw:{}", v.near);
+    let link = link(&v);
     let o = common::run(&exe, Some(&link), &["10000"]);
     stop.store(true, Ordering::Relaxed);
     let answered = sim.join().unwrap_or(0);
