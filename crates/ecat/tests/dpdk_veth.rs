@@ -46,19 +46,22 @@ fn spec(v: &VethNs, n: usize, opts: &str) -> String {
     format!("dpdk:net_af_packet{n},iface={}{opts}", v.near)
 }
 
-/// The simulated `io` network on the far end, in a thread inside the namespace.
+/// The simulated `io` network answering on interface `iface` (inside namespace `ns` if
+/// given), in a thread; it ends when stopped or when the interface goes away.
 struct Sim {
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
 
 impl Sim {
-    fn start(v: &VethNs) -> Sim {
+    fn start(ns: Option<&str>, iface: &str) -> Sim {
         let stop = Arc::new(AtomicBool::new(false));
-        let (ns, far, stop2) = (v.ns.clone(), v.far.clone(), stop.clone());
+        let (ns, far, stop2) = (ns.map(str::to_string), iface.to_string(), stop.clone());
         let (ready_tx, ready_rx) = std::sync::mpsc::channel();
         let thread = std::thread::spawn(move || {
-            netns::enter(&ns).unwrap();
+            if let Some(ns) = ns {
+                netns::enter(&ns).unwrap();
+            }
             netns::pin_thread(1);
             netns::fifo(50);
             let mut net = Network::open("io").unwrap();
@@ -68,11 +71,13 @@ impl Sim {
             let epoch = Instant::now();
             while !stop2.load(Ordering::Relaxed) {
                 let deadline = Instant::now() + Duration::from_millis(20);
-                let Some(n) = link.recv(&mut buf, Some(deadline)).unwrap() else {
-                    continue;
+                let n = match link.recv(&mut buf, Some(deadline)) {
+                    Ok(Some(n)) => n,
+                    Ok(None) => continue,
+                    Err(_) => break, // the interface went down (a tap closed by DPDK)
                 };
                 if net.process_frame(&mut buf[..n], epoch.elapsed().as_nanos() as u64) {
-                    link.send(&buf[..n]).unwrap();
+                    let _ = link.send(&buf[..n]);
                 }
             }
         });
@@ -114,17 +119,29 @@ impl Drop for Unpin {
 fn run(mode: RecvMode, cycles: u64) {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let Some((v, n)) = veth() else { return };
-    let _sim = Sim::start(&v);
+    let _sim = Sim::start(Some(&v.ns), &v.far);
+    let described = cycle(&spec(&v, n, ""), mode, cycles);
+    // af_packet has no Rx interrupt: the default mode polls with pauses, busy mode spins.
+    let wait = match mode {
+        RecvMode::Block => "polling every 10 µs",
+        RecvMode::BusyPoll => "busy polling",
+    };
+    assert!(described.contains(wait), "{described}");
+}
+
+/// Open `spec`, reach OP and run `cycles` checked cycles (see the module note); returns the
+/// link's description.
+fn cycle(spec: &str, mode: RecvMode, cycles: u64) -> String {
     let _unpin = Unpin;
     netns::pin_thread(0);
     netns::fifo(40);
-    let spec = spec(&v, n, "");
     let opts = LinkOptions {
         recv_mode: mode,
         ..Default::default()
     };
-    let link = ecat::link::open_with(&spec, opts).unwrap_or_else(|e| panic!("opening {spec}: {e}"));
-    println!("link: {} ({})", link.name(), link.describe());
+    let link = ecat::link::open_with(spec, opts).unwrap_or_else(|e| panic!("opening {spec}: {e}"));
+    let described = link.describe();
+    println!("link: {} ({described})", link.name());
     assert_eq!(link.name(), spec);
     let mut md = MainDevice::with_link(link);
     let found = md.scan().unwrap().len();
@@ -171,6 +188,7 @@ fn run(mode: RecvMode, cycles: u64) {
         "{spec}: DPDK missed frames"
     );
     println!("{spec} {mode:?}: {cycles} cycles, {late} late, 0 allocations; {c:?}");
+    described
 }
 
 #[test]

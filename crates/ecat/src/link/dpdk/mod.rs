@@ -24,9 +24,12 @@
 //!
 //! The port itself ([`port`]): one Rx and one Tx queue, one mempool used only by the thread
 //! that owns the link, transmit as a burst of 1, receive by polling; in the default `block`
-//! mode the thread sleeps on the port's Rx interrupt where the PMD has one (em, igb, igc,
-//! virtio, tap), and otherwise polls every 10 µs until the deadline, sleeping in between
-//! (a real-time thread spinning would starve whatever delivers the frame on its CPU).
+//! mode the thread sleeps on the port's Rx interrupt where the PMD arms one (em, igb, igc,
+//! virtio bound to vfio-pci; not tried here, for want of such a NIC), and otherwise polls
+//! every 10 µs until the deadline, sleeping in between (a real-time thread spinning would
+//! starve whatever delivers the frame on its CPU). af_packet and af_xdp have no Rx
+//! interrupt; tap's is a SIGIO its receive path waits for, which `rte_eth_dev_rx_intr_enable`
+//! does not arm, so a tap port polls too.
 
 #[cfg(feature = "dpdk")]
 mod eal;
