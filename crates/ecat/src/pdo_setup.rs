@@ -113,11 +113,20 @@ impl PdoPlan {
     /// write, and those of the sync managers in `failed` (whose writes were refused). `None`
     /// when there are none.
     pub fn differences_text(&self, failed: &[u8]) -> Option<String> {
-        let parts: Vec<&str> = self
+        let parts: Vec<String> = self
             .differences
             .iter()
             .filter(|d| d.stays || failed.contains(&d.sm))
-            .map(|d| d.text.as_str())
+            .map(|d| {
+                if failed.contains(&d.sm) {
+                    format!(
+                        "{} before ecat's writes, which it refused part way (what it has now may differ again)",
+                        d.text
+                    )
+                } else {
+                    d.text.clone()
+                }
+            })
             .collect();
         (!parts.is_empty()).then(|| parts.join("; "))
     }

@@ -197,11 +197,13 @@ fn a_mapping_that_differs_in_size_is_reported_with_the_al_code() {
     assert_eq!(states, vec![true, true, false]);
 }
 
-/// A drive that refuses a mapping write (an object that cannot be mapped) goes on with one
-/// warning naming the object and the abort; a write of the mailbox SMs' assignment never
-/// happens.
+/// A drive that refuses a mapping write (an object that cannot be mapped): one warning naming
+/// the PDO, the object and the abort code, no hard failure; its PDO is left with the entries
+/// written before the refusal (as under IgH, whose mapping writes also start with count 0), so
+/// it refuses SAFEOP, and that is reported with the PDOs that differ, while the rest of the
+/// bus reaches OP. A write of the mailbox SMs' assignment never happens.
 #[test]
-fn a_refused_pdo_write_is_one_warning_and_the_drive_goes_on() {
+fn a_refused_pdo_write_is_one_warning_and_is_reported_at_safeop() {
     let mut md = open(Network::open("servo6").unwrap());
     let n = md.subdevices().len();
     let mut configs = md.discover_configs().unwrap();
@@ -231,22 +233,49 @@ fn a_refused_pdo_write_is_one_warning_and_the_drive_goes_on() {
         })
         .unwrap();
     cycles(&mut rt, 1);
-    rt.run_until_state(AlState::Op, 1_000_000, 3_000)
-        .expect("the drive goes on after the refused mapping and reaches OP");
+    assert!(rt.run_until_state(AlState::Op, 1_000_000, 600).is_err());
     let ev = events(&mut rt);
+    let mine = |e: &&Event| match e {
+        Event::PdoWarning { who, .. } | Event::PdoMismatch { who, .. } => {
+            who.position as usize == drive
+        }
+        _ => false,
+    };
     let refused: Vec<String> = ev
         .iter()
-        .filter(|e| matches!(e, Event::PdoWarning { who, .. } if who.position as usize == drive))
+        .filter(|e| matches!(e, Event::PdoWarning { .. }))
+        .filter(mine)
         .map(|e| e.to_string())
         .collect();
     println!("{}", refused.join("\n"));
-    assert_eq!(refused.len(), 1, "{refused:#?}");
+    assert_eq!(
+        refused.len(),
+        1,
+        "one warning per configuration: {refused:#?}"
+    );
     assert!(refused[0].contains("mapping of PDO 0x1A"), "{}", refused[0]);
     assert!(
-        refused[0].contains("0x0604"),
-        "the abort code is decoded: {}",
+        refused[0].contains("0x06040041"),
+        "the abort code: {}",
         refused[0]
     );
+    assert!(
+        !ev.iter().any(|e| matches!(e, Event::StartupFailed { .. })),
+        "a PDO write never fails hard: {ev:#?}"
+    );
+    let mismatch = ev
+        .iter()
+        .filter(|e| matches!(e, Event::PdoMismatch { .. }))
+        .find(mine)
+        .map(|e| e.to_string())
+        .unwrap_or_else(|| panic!("the refused SAFEOP names the PDOs: {ev:#?}"));
+    println!("{mismatch}");
+    assert!(
+        mismatch.contains("SM3") && mismatch.contains("0x1018:01/32"),
+        "{mismatch}"
+    );
+    let running = rt.supervisor().states().filter(|s| s.running).count();
+    assert_eq!(running, n - 1, "the other drives reach OP");
 }
 
 /// Without knowledge of the current configuration (`Known(None)`) everything the SubDevice

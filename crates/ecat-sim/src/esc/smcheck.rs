@@ -151,10 +151,12 @@ impl Esc {
             SmKind::Outputs => sm_control::DIR_WRITE,
             _ => sm_control::DIR_READ,
         };
+        // Where the device's own SII puts it is always valid (e.g. 0x0F00, the digital I/O
+        // registers Beckhoff's EL2xxx map their outputs to, below the process RAM).
         let placed = if in_safeop {
             r.start == self.esm.pd_start[n as usize]
         } else {
-            self.in_ram(r.start, 3 * r.length as u32)
+            r.start == sii.start || self.in_ram(r.start, 3 * r.length as u32)
         };
         r.length != 0
             && r.length as usize == bytes
