@@ -78,9 +78,11 @@ impl Esc {
         };
         let lim = self.esm.mbx_limits;
         let (s0, s1) = (self.sm(0), self.sm(1));
+        // Where the device's own SII puts a mailbox is valid even past the RAM the ESC model
+        // has (an IP-core device with a larger RAM, e.g. an ENI's mailbox at 0x4000).
         let fits = |s: ecat_wire::register::SmRepr,
                     dir: u8,
-                    sii: u16,
+                    (sii_start, sii): (u16, u16),
                     (lo, hi): (Option<u16>, Option<u16>)| {
             let min = lo.unwrap_or(MIN_MAILBOX_SIZE).min(sii);
             let max = hi.unwrap_or(sii).max(min);
@@ -88,14 +90,14 @@ impl Esc {
                 && s.control & sm_control::MODE_MASK == sm_control::MODE_MAILBOX
                 && s.control & sm_control::DIR_MASK == dir
                 && (min..=max).contains(&s.length)
-                && self.in_ram(s.start, s.length as u32)
+                && (s.start == sii_start || self.in_ram(s.start, s.length as u32))
         };
         let apart = |a: ecat_wire::register::SmRepr, b: ecat_wire::register::SmRepr| {
             a.start as u32 + a.length as u32 <= b.start as u32
                 || b.start as u32 + b.length as u32 <= a.start as u32
         };
-        let ok = fits(s0, sm_control::DIR_WRITE, a.rx_len, lim.rx)
-            && fits(s1, sm_control::DIR_READ, a.tx_len, lim.tx)
+        let ok = fits(s0, sm_control::DIR_WRITE, (a.rx_start, a.rx_len), lim.rx)
+            && fits(s1, sm_control::DIR_READ, (a.tx_start, a.tx_len), lim.tx)
             && apart(s0, s1);
         if ok {
             Ok(())
