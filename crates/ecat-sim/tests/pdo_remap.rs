@@ -152,9 +152,9 @@ fn invalid_mappings_and_assignments_are_refused() {
     // A gap is fine.
     bus.sdo_download(&mut m, 0x1600, 1, false, &w(0x0000_0008))
         .unwrap();
-    // More entries than the object holds (32).
+    // More entries than the object holds.
     assert_eq!(
-        bus.sdo_download(&mut m, 0x1600, 0, false, &[33]),
+        bus.sdo_download(&mut m, 0x1600, 0, false, &[9]),
         Err(A::VALUE_TOO_HIGH)
     );
     // 8 × 32 bits = 32 bytes (the limit) is accepted; with 0x1601 the SM exceeds it.

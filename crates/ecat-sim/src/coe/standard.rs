@@ -48,10 +48,6 @@ fn text(index: u16, name: &'static str, v: &'static str) -> Object {
 }
 
 /// The mapping object of one PDO.
-/// Entries a configurable mapping object holds (ETG.1000.6 allows up to 254; drives commonly
-/// take 32, and IgH applications such as lcec's CiA 402 driver map more than 8).
-const MAPPING_ROOM: usize = 32;
-
 fn mapping(p: &PdoSpec, configurable: bool, rx: bool) -> Object {
     let configurable = configurable && p.flags & 0x0010 == 0;
     let acc = if configurable {
@@ -60,7 +56,7 @@ fn mapping(p: &PdoSpec, configurable: bool, rx: bool) -> Object {
         access::RO
     };
     let room = if configurable {
-        p.entries.len().max(MAPPING_ROOM)
+        p.entries.len().max(8)
     } else {
         p.entries.len()
     };
