@@ -279,20 +279,26 @@ cargo_failed_before=0
 if run_step cargo-test 1500 cargo test --release --workspace --no-fail-fast; then :; else
     cargo_failed_before=1
 fi
-read -r cp cf ci < <(sed 's/\x1b\[[0-9;]*m//g' "$LOG_DIR/cargo-test.log" |
-    awk '/^test result: /{
-            for (i = 1; i <= NF; i++) {
-                if ($(i+1) ~ /^passed/) p += $i
-                if ($(i+1) ~ /^failed/) f += $i
-                if ($(i+1) ~ /^ignored/) g += $i
-            }
-         } END { printf "%d %d %d\n", p, f, g }')
-note "cargo test: $cp passed, $cf failed, $ci ignored"
-PASSED=$((PASSED + cp))
-FAILED=$((FAILED + cf))
-SKIPPED=$((SKIPPED + ci))
-# A failure that no test line accounts for (compile error, crash, timeout).
-if [ "$cargo_failed_before" -eq 1 ] && [ "$cf" -eq 0 ]; then step_failed; fi
+# count_cargo STEP LABEL STEP_FAILED: add the "test result:" lines of STEP's log to the
+# totals; a failed step that no test line accounts for (compile error, crash, timeout) counts
+# as one failure.
+count_cargo() {
+    local cp cf ci
+    read -r cp cf ci < <(sed 's/\x1b\[[0-9;]*m//g' "$LOG_DIR/$1.log" |
+        awk '/^test result: /{
+                for (i = 1; i <= NF; i++) {
+                    if ($(i+1) ~ /^passed/) p += $i
+                    if ($(i+1) ~ /^failed/) f += $i
+                    if ($(i+1) ~ /^ignored/) g += $i
+                }
+             } END { printf "%d %d %d\n", p, f, g }')
+    note "$2: $cp passed, $cf failed, $ci ignored"
+    PASSED=$((PASSED + cp))
+    FAILED=$((FAILED + cf))
+    SKIPPED=$((SKIPPED + ci))
+    if [ "$3" -eq 1 ] && [ "$cf" -eq 0 ]; then step_failed; fi
+}
+count_cargo cargo-test "cargo test" "$cargo_failed_before"
 
 # The C API's tests (tests/capi/*.c programs, symbol versions, C examples, the ecat tool
 # beside a C program over veth) run inside
@@ -425,19 +431,7 @@ else
     run_step dpdk 1800 bash -c 'cargo test --release -p ecat --features dpdk --test dpdk_veth &&
         cargo test --release -p ecat-cli --features dpdk --test dpdk_cli &&
         cargo test --release -p ecat-capi --features dpdk --test veth' || dpdk_failed=1
-    read -r dp df di < <(sed 's/\x1b\[[0-9;]*m//g' "$LOG_DIR/dpdk.log" |
-        awk '/^test result: /{
-                for (i = 1; i <= NF; i++) {
-                    if ($(i+1) ~ /^passed/) p += $i
-                    if ($(i+1) ~ /^failed/) f += $i
-                    if ($(i+1) ~ /^ignored/) g += $i
-                }
-             } END { printf "%d %d %d\n", p, f, g }')
-    note "dpdk: $dp passed, $df failed, $di ignored"
-    PASSED=$((PASSED + dp))
-    FAILED=$((FAILED + df))
-    SKIPPED=$((SKIPPED + di))
-    if [ "$dpdk_failed" -eq 1 ] && [ "$df" -eq 0 ]; then step_failed; fi
+    count_cargo dpdk dpdk "$dpdk_failed"
 fi
 
 # ---------------------------------------------------------------------------
